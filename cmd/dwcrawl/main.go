@@ -1,0 +1,58 @@
+// Command dwcrawl is a deep-web crawler: it discovers the searchable forms of
+// a topic, surfaces the hidden databases behind keyword interfaces, and
+// enriches a local table from a top-k keyword-search database.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// commands is filled by the init functions of the command files, one file per
+// command, so adding a command never edits this file.
+var commands []*cli.Command
+
+func register(c *cli.Command) { commands = append(commands, c) }
+
+// errExit carries a process exit code out of a command without printing twice.
+type errExit struct {
+	code int
+	err  error
+}
+
+func (e errExit) Error() string { return e.err.Error() }
+func (e errExit) Unwrap() error { return e.err }
+
+func newApp() *cli.App {
+	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	return &cli.App{
+		Name:                 "dwcrawl",
+		Usage:                "discover, surface and enrich from the deep web",
+		Description:          "dwcrawl finds searchable forms of a topic (run), downloads the hidden database\nbehind a keyword interface (surface) and enriches a local table from it (enrich).\nEvery command runs offline against the embedded simulated web with --testbed.",
+		Version:              version,
+		Commands:             commands,
+		EnableBashCompletion: true,
+		HideVersion:          false,
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newApp().RunContext(ctx, os.Args); err != nil {
+		code := 1
+		var ee errExit
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		fmt.Fprintln(os.Stderr, "dwcrawl:", err)
+		os.Exit(code)
+	}
+}
