@@ -8,8 +8,10 @@ import (
 
 // Tokenize splits s into lower-cased tokens made of Unicode letters and
 // digits. Anything else separates tokens; inside a run of letters and digits,
-// a lower→upper case change ("camelCase") and a letter↔digit change ("mp3",
-// "page2") also split, which is what URL paths and form field names need.
+// a lower→upper case change ("camelCase"), the end of an acronym before a
+// capitalised word ("HTTPServer" → http, server) and a letter↔digit change
+// ("mp3", "page2") also split, which is what URL paths and form field names
+// need.
 func Tokenize(s string) []string {
 	var out []string
 	var b strings.Builder
@@ -28,7 +30,7 @@ func Tokenize(s string) []string {
 			prev = 0
 			continue
 		}
-		if prev != 0 && boundary(prev, r) {
+		if prev != 0 && (boundary(prev, r) || acronymEnd(prev, r, s[i:])) {
 			flush()
 		}
 		b.WriteRune(unicode.ToLower(r))
@@ -36,6 +38,16 @@ func Tokenize(s string) []string {
 	}
 	flush()
 	return out
+}
+
+// acronymEnd reports whether r starts a capitalised word that follows an
+// acronym: the "S" of "HTTPServer" (upper, upper, then lower-case next).
+func acronymEnd(prev, r rune, next string) bool {
+	if !unicode.IsUpper(prev) || !unicode.IsUpper(r) || next == "" {
+		return false
+	}
+	n, _ := utf8.DecodeRuneInString(next)
+	return unicode.IsLower(n)
 }
 
 func boundary(prev, r rune) bool {

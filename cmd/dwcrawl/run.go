@@ -1,0 +1,130 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/dwcrawl/dwcrawl/core/crawl"
+	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "run",
+		Usage:     "discover the searchable forms of a domain profile",
+		ArgsUsage: "PROFILE.lua",
+		Description: `Crawls from the profile's seeds with the chosen strategy and records every
+searchable form in the crawl directory. Stop it with ^C and run it again to resume.
+With --testbed the crawl runs offline against the simulated web: seeds come from
+its sites of the profile's domain and reverse search goes to its search engine.`,
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: "testbed", Usage: "crawl the embedded simulated web instead of the real web"},
+			&cli.StringFlag{Name: "strategy", Usage: "smartcrawler, scdi, ache or bestfirst (default: the profile's)"},
+			&cli.IntFlag{Name: "pages", Usage: "page budget (default: the profile's; with --testbed 3000)"},
+			&cli.IntFlag{Name: "workers", Value: 4, Usage: "sites explored in parallel"},
+			&cli.StringFlag{Name: "dir", Usage: "crawl directory (default ./dwcrawl-data/<profile name>)"},
+			&cli.StringFlag{Name: "prior", Usage: "earlier crawl `DIR` whose deep sites initialise the rankers"},
+			&cli.BoolFlag{Name: "allow-private", Usage: "let the fetcher reach loopback and private addresses"},
+			&cli.StringFlag{Name: "plugins", Usage: "extra plugin `DIR` searched before the bundled plugins"},
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format: text or json"},
+			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "log level: debug, info, warn, error"},
+			&cli.BoolFlag{Name: "json", Usage: "print the final summary as JSON"},
+		}, webFlags()...),
+		Action: runCmd,
+	})
+}
+
+func newLogger(c *cli.Context, w io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch c.String("log-format") {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: want text or json, got %q", c.String("log-format"))
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func runCmd(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return errExit{2, errors.New("run: want one profile file, e.g. dwcrawl run --testbed domains/auto.lua")}
+	}
+	log, err := newLogger(c, os.Stderr)
+	if err != nil {
+		return errExit{2, err}
+	}
+	p, err := profile.Load(c.Context, c.Args().First())
+	if err != nil {
+		return errExit{1, err}
+	}
+	dir := c.String("dir")
+	if dir == "" {
+		dir = store.DefaultDir(p.Name)
+	}
+	s := crawl.Setup{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
+		Pages: c.Int("pages"), AllowPrivate: c.Bool("allow-private"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed")}
+	if c.Bool("testbed") {
+		w, err := loadWeb(c)
+		if err != nil {
+			return err
+		}
+		s.Web = w
+		if s.Pages == 0 && p.Budget.Pages == 0 {
+			s.Pages = 3000
+		}
+	}
+	s.Reverse = reverseFactory(c, p, s.Web != nil, log)
+	live := isTerminal(os.Stderr) && !c.Bool("json")
+	if live {
+		s.Progress = func(sn crawl.Snapshot) {
+			fmt.Fprintf(os.Stderr, "\r\033[K%s", sn.StatusLine())
+		}
+	}
+	cr, err := crawl.Assemble(c.Context, s)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "dwcrawl: crawling %s (%s, strategy %s) into %s\n", p.Name, describeWeb(s), cr.Strategy(), dir)
+	sn, runErr := cr.Run(c.Context)
+	if live {
+		fmt.Fprintln(os.Stderr)
+	}
+	closeErr := cr.Close()
+	if c.Bool("json") {
+		writeJSON(c.App.Writer, sn)
+	} else {
+		fmt.Fprint(c.App.Writer, sn.Summary())
+		fmt.Fprintf(c.App.Writer, "forms: dwcrawl forms --dir %s\n", dir)
+	}
+	if runErr != nil {
+		if errors.Is(runErr, c.Context.Err()) {
+			fmt.Fprintf(os.Stderr, "dwcrawl: stopped; run the same command again to resume\n")
+			return errExit{130, runErr}
+		}
+		return runErr
+	}
+	return closeErr
+}
+
+func describeWeb(s crawl.Setup) string {
+	if s.Web != nil {
+		return fmt.Sprintf("simulated web, seed %d", s.Web.Config().Seed)
+	}
+	return "real web"
+}
+

@@ -1,0 +1,244 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/form"
+	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// Strategy names, as accepted by --strategy.
+const (
+	SmartCrawler = "smartcrawler"
+	SCDI         = "scdi"
+	ACHE         = "ache"
+	BestFirst    = "bestfirst"
+)
+
+// Strategies lists the strategy names in the order of the SmartCrawler
+// paper's comparison.
+var Strategies = []string{SmartCrawler, SCDI, ACHE, BestFirst}
+
+// ErrBudget is returned (wrapped) by a fetch that the page budget refuses.
+var ErrBudget = errors.New("crawl: page budget exhausted")
+
+// Fetcher fetches one page (fetch.Fetcher implements it).
+type Fetcher interface {
+	Fetch(ctx context.Context, url string) (*fetch.Response, error)
+}
+
+// FormClassifier judges one form (form.HIFI implements it).
+type FormClassifier interface {
+	Classify(f *page.Form, pageHost string) form.Decision
+}
+
+// PageClassifier judges whether a page's text is on the domain's topic
+// (siteclass.Classifier implements it): the site classifier of stage one and
+// the page classifier of ACHE and best-first.
+type PageClassifier interface {
+	Relevant(text string) (bool, float64)
+}
+
+// ReverseSearcher returns pages that link to url, through a search engine.
+type ReverseSearcher interface {
+	Links(ctx context.Context, url string) ([]string, error)
+}
+
+// Deps are the collaborators of an engine.
+type Deps struct {
+	Store   *store.DB
+	Fetcher Fetcher
+	Forms   FormClassifier
+	Pages   PageClassifier
+	// Reverse is the search engine for reverse searching; nil disables it.
+	Reverse ReverseSearcher
+	// Prior is the store of an earlier crawl whose deep sites and forms
+	// initialise the rankers (incremental site prioritizing); may be nil.
+	Prior *store.DB
+}
+
+// Options configure a crawl.
+type Options struct {
+	Profile  *profile.Profile
+	Strategy string // default: the profile's
+	Workers  int    // sites (or links) explored in parallel; default 4
+	// Pages is the page budget of this run, counted over the whole crawl
+	// directory (a resumed crawl continues the count). Default: the
+	// profile's budget; 0 in both means unbounded.
+	Pages int
+	// Seeds replace the profile's seeds (testbed mode supplies simweb's).
+	Seeds []string
+	// Logger receives structured events; default slog.Default().
+	Logger *slog.Logger
+	// Progress is called every ProgressInterval (default 1s) and at the end.
+	Progress         func(Snapshot)
+	ProgressInterval time.Duration
+	// Seed seeds the engine's tie-breaking randomness.
+	Seed int64
+}
+
+// Engine runs one crawl.
+type Engine struct {
+	opt   Options
+	prof  *profile.Profile
+	deps  Deps
+	db    *store.DB
+	log   *slog.Logger
+	stats Stats
+	// budget counts page fetches reserved by this engine over the crawl.
+	budget atomic.Int64
+	limit  int64
+}
+
+// New checks the options and prepares an engine over deps.Store.
+func New(opt Options, deps Deps) (*Engine, error) {
+	if opt.Profile == nil {
+		return nil, errors.New("crawl: no profile")
+	}
+	if deps.Store == nil || deps.Fetcher == nil || deps.Forms == nil || deps.Pages == nil {
+		return nil, errors.New("crawl: store, fetcher, form classifier and page classifier are required")
+	}
+	if opt.Strategy == "" {
+		opt.Strategy = opt.Profile.Strategy
+	}
+	if opt.Strategy == "" {
+		opt.Strategy = SmartCrawler
+	}
+	known := false
+	for _, s := range Strategies {
+		known = known || s == opt.Strategy
+	}
+	if !known {
+		return nil, fmt.Errorf("crawl: unknown strategy %q (want one of %v)", opt.Strategy, Strategies)
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = 4
+	}
+	if opt.Pages == 0 {
+		opt.Pages = opt.Profile.Budget.Pages
+	}
+	if opt.Seeds == nil {
+		opt.Seeds = opt.Profile.Seeds
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.ProgressInterval <= 0 {
+		opt.ProgressInterval = time.Second
+	}
+	e := &Engine{opt: opt, prof: opt.Profile, deps: deps, db: deps.Store, log: opt.Logger, limit: int64(opt.Pages)}
+	return e, nil
+}
+
+// Strategy returns the strategy in force.
+func (e *Engine) Strategy() string { return e.opt.Strategy }
+
+// Stats returns the live counters.
+func (e *Engine) Stats() *Stats { return &e.stats }
+
+// Run crawls until the budget is spent, the frontiers are empty or ctx is
+// cancelled. A cancelled crawl returns ctx's error with the snapshot so far;
+// everything recorded stays in the store for a resume.
+func (e *Engine) Run(ctx context.Context) (Snapshot, error) {
+	if err := e.restoreCounters(); err != nil {
+		return Snapshot{}, err
+	}
+	e.stats.start = time.Now()
+	done := make(chan struct{})
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		if e.opt.Progress == nil {
+			return
+		}
+		t := time.NewTicker(e.opt.ProgressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				e.opt.Progress(e.stats.Snapshot())
+			}
+		}
+	}()
+	var err error
+	switch e.opt.Strategy {
+	case SmartCrawler, SCDI:
+		err = e.runTwoStage(ctx)
+	case ACHE, BestFirst:
+		err = e.runLinks(ctx)
+	}
+	close(done)
+	<-progressDone
+	sn := e.stats.Snapshot()
+	if e.opt.Progress != nil {
+		e.opt.Progress(sn)
+	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return sn, err
+}
+
+// Counter names in the store.
+const (
+	ctrPages      = "crawl.pages"
+	ctrFailed     = "crawl.failed"
+	ctrSites      = "crawl.sites"
+	ctrRelSites   = "crawl.sites.relevant"
+	ctrDeep       = "crawl.sites.deep"
+	ctrForms      = "crawl.forms"
+	ctrSearchable = "crawl.forms.searchable"
+	ctrRelevant   = "crawl.forms.relevant"
+	ctrReverse    = "crawl.reverse.triggers"
+	ctrRevQueries = "crawl.reverse.queries"
+	ctrCentre     = "crawl.reverse.centre"
+)
+
+// restoreCounters continues a resumed crawl's counts.
+func (e *Engine) restoreCounters() error {
+	cs, err := e.db.Counters("crawl.")
+	if err != nil {
+		return fmt.Errorf("crawl: reading counters: %w", err)
+	}
+	s := &e.stats
+	s.pages.Store(cs[ctrPages])
+	s.failed.Store(cs[ctrFailed])
+	s.sites.Store(cs[ctrSites])
+	s.sitesRelevant.Store(cs[ctrRelSites])
+	s.deep.Store(cs[ctrDeep])
+	s.forms.Store(cs[ctrForms])
+	s.searchable.Store(cs[ctrSearchable])
+	s.relevant.Store(cs[ctrRelevant])
+	s.reverseTriggers.Store(cs[ctrReverse])
+	s.reverseQueries.Store(cs[ctrRevQueries])
+	s.centrePages.Store(cs[ctrCentre])
+	s.basePages = cs[ctrPages]
+	e.budget.Store(cs[ctrPages])
+	return nil
+}
+
+// reserve takes one page from the budget.
+func (e *Engine) reserve() bool {
+	if e.limit <= 0 {
+		e.budget.Add(1)
+		return true
+	}
+	if e.budget.Add(1) > e.limit {
+		e.budget.Add(-1)
+		return false
+	}
+	return true
+}
+
+// exhausted reports whether the budget is spent.
+func (e *Engine) exhausted() bool { return e.limit > 0 && e.budget.Load() >= e.limit }

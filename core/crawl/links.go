@@ -1,0 +1,347 @@
+package crawl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+
+	"github.com/dwcrawl/dwcrawl/core/canon"
+	"github.com/dwcrawl/dwcrawl/core/frontier"
+	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// linkData is the payload of a link in the frontier: where it was found and
+// its features, so that a relearned classifier can re-score it and the ACHE
+// learner can walk back from a form page to the links that led to it.
+type linkData struct {
+	Parent string `json:"p,omitempty"`
+	Anchor string `json:"a,omitempty"`
+	Around string `json:"t,omitempty"`
+}
+
+func (d linkData) encode() string {
+	b, _ := json.Marshal(d)
+	return string(b)
+}
+
+func decodeLinkData(s string) linkData {
+	var d linkData
+	if s != "" {
+		json.Unmarshal([]byte(s), &d)
+	}
+	return d
+}
+
+// linkPolicy is what distinguishes the single-frontier strategies.
+type linkPolicy interface {
+	// name prefixes the persistent queues.
+	name() string
+	// levels is the number of frontier levels.
+	levels() int
+	// follow decides whether the links of a fetched page are queued.
+	follow(v *visited, relevant bool, p float64) bool
+	// score places one link of a followed page.
+	score(v *visited, pageP float64, l page.Link, d linkData) (level int, score float64)
+	// rescore re-places a persisted link after learning (nil: keep).
+	rescore() frontier.Classifier
+	// formPage tells the policy that v holds relevant forms; it may relearn.
+	formPage(ctx context.Context, r *linkRunner, v *visited)
+}
+
+// siteCount holds the per-site counts the stop criteria read.
+type siteCount struct {
+	pages, noForm, forms int
+}
+
+// linkRunner runs ache and bestfirst: workers pop links from one frontier.
+type linkRunner struct {
+	e      *Engine
+	pol    linkPolicy
+	mu     sync.Mutex
+	cond   *sync.Cond
+	lf     *frontier.LevelFrontier
+	seen   map[uint64]struct{}
+	sites  map[string]*siteCount
+	active int
+	done   bool
+	err    error
+}
+
+func hash64(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func (e *Engine) runLinks(ctx context.Context) error {
+	var pol linkPolicy
+	switch e.opt.Strategy {
+	case ACHE:
+		pol = newACHEPolicy(e)
+	default:
+		pol = &bestFirstPolicy{}
+	}
+	r := &linkRunner{e: e, pol: pol, seen: map[uint64]struct{}{}, sites: map[string]*siteCount{}}
+	r.cond = sync.NewCond(&r.mu)
+	r.lf = frontier.NewLevelFrontier(e.db, frontier.LevelOptions{Levels: pol.levels(), Prefix: pol.name(), Capacity: 20000})
+	if c := pol.rescore(); c != nil {
+		r.lf.SetClassifier(c)
+	}
+	if err := r.restore(ctx); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < e.opt.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.work(ctx)
+		}()
+	}
+	wg.Wait()
+	return r.err
+}
+
+// restore rebuilds the seen set and the per-site counts from the store and
+// loads the persistent frontier; a fresh crawl queues its seeds.
+func (r *linkRunner) restore(ctx context.Context) error {
+	e := r.e
+	inflight := 0
+	err := e.db.ScanURLs("", func(st store.URLState) error {
+		r.seen[hash64(st.URL)] = struct{}{}
+		if st.State == store.StateQueued && st.FrontierKey == nil {
+			// popped but never recorded: in flight when the last run stopped
+			if err := r.lf.Push(frontier.Item{URL: st.URL, Site: st.Site, Depth: st.Depth, Score: 1}, 1); err != nil {
+				return err
+			}
+			inflight++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: restoring URL states: %w", err)
+	}
+	if n, err := r.lf.Load(); err != nil {
+		return fmt.Errorf("crawl: loading frontier: %w", err)
+	} else if n > 0 || inflight > 0 {
+		e.log.Info("resuming crawl", "frontier", n, "in_flight", inflight)
+	}
+	if err := e.db.ScanJSON(store.TagPages, nil, func(_ []byte, val []byte) error {
+		var rec pageRecord
+		if err := json.Unmarshal(val, &rec); err != nil {
+			return nil
+		}
+		sc := r.site(rec.Site)
+		sc.pages++
+		nf := 0
+		for _, f := range rec.Forms {
+			if f.Searchable {
+				nf++
+			}
+		}
+		sc.forms += nf
+		if nf == 0 {
+			sc.noForm++
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("crawl: restoring site counts: %w", err)
+	}
+	if r.lf.Len() == 0 && len(r.seen) == 0 {
+		for _, s := range e.opt.Seeds {
+			u, err := canon.Canonical(s)
+			if err != nil {
+				e.log.Warn("bad seed", "seed", s, "err", err)
+				continue
+			}
+			r.seen[hash64(u)] = struct{}{}
+			if err := r.lf.Push(frontier.Item{URL: u, Site: canon.Site(u), Score: 1, Depth: 0}, 1); err != nil {
+				return err
+			}
+		}
+	}
+	e.stats.frontierLinks.Store(int64(r.lf.Len()))
+	return nil
+}
+
+func (r *linkRunner) site(s string) *siteCount {
+	sc := r.sites[s]
+	if sc == nil {
+		sc = &siteCount{}
+		r.sites[s] = sc
+		r.e.stats.sites.Add(1)
+	}
+	return sc
+}
+
+// next pops the next link, waiting while other workers may still add links.
+func (r *linkRunner) next(ctx context.Context) (frontier.Item, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		if r.done || ctx.Err() != nil || r.e.exhausted() {
+			r.done = true
+			r.cond.Broadcast()
+			return frontier.Item{}, false
+		}
+		it, _, ok, err := r.lf.Pop()
+		if err != nil {
+			r.fail(err)
+			return frontier.Item{}, false
+		}
+		if ok {
+			r.active++
+			r.e.stats.frontierLinks.Store(int64(r.lf.Len()))
+			return it, true
+		}
+		if r.active == 0 {
+			r.done = true
+			r.cond.Broadcast()
+			return frontier.Item{}, false
+		}
+		r.cond.Wait()
+	}
+}
+
+func (r *linkRunner) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.done = true
+	r.cond.Broadcast()
+}
+
+func (r *linkRunner) work(ctx context.Context) {
+	for {
+		it, ok := r.next(ctx)
+		if !ok {
+			return
+		}
+		err := r.process(ctx, it)
+		r.mu.Lock()
+		r.active--
+		if err != nil && !errors.Is(err, context.Canceled) {
+			if errors.Is(err, ErrBudget) {
+				r.done = true
+			} else {
+				r.fail(err)
+			}
+		}
+		r.cond.Broadcast()
+		r.mu.Unlock()
+	}
+}
+
+// allowed applies the stop criteria that bound a site: SC1 (depth), the
+// per-site page budget and SC5 (pages without a searchable form).
+func (r *linkRunner) allowed(it frontier.Item) bool {
+	st := r.e.prof.Stop
+	if st.MaxDepth > 0 && it.Depth > st.MaxDepth {
+		return false
+	}
+	sc := r.site(it.Site)
+	if st.MaxPagesPerSite > 0 && sc.pages >= st.MaxPagesPerSite {
+		return false
+	}
+	if st.MaxPagesNoForm > 0 && sc.forms == 0 && sc.noForm >= st.MaxPagesNoForm {
+		return false
+	}
+	return true
+}
+
+func (r *linkRunner) process(ctx context.Context, it frontier.Item) error {
+	r.mu.Lock()
+	ok := r.allowed(it)
+	r.mu.Unlock()
+	if !ok {
+		return r.e.db.MarkURL(store.URLState{URL: it.URL, Site: it.Site, State: store.StateSkipped, Depth: it.Depth})
+	}
+	d := decodeLinkData(it.Data)
+	v, err := r.e.visit(ctx, it.URL, d.Parent, it.Depth, nil)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	sc := r.site(it.Site)
+	sc.pages++
+	if n := v.searchable(); n > 0 {
+		sc.forms += n
+	} else {
+		sc.noForm++
+	}
+	r.mu.Unlock()
+	if v.Page == nil {
+		return nil
+	}
+	relevant, p := r.e.deps.Pages.Relevant(v.Page.Title + " " + v.Page.Text)
+	if v.relevant() > 0 {
+		r.pol.formPage(ctx, r, v)
+	}
+	if !r.pol.follow(v, relevant, p) {
+		return nil
+	}
+	return r.pushLinks(v, p)
+}
+
+// pushLinks queues the new links of v, placed by the policy.
+func (r *linkRunner) pushLinks(v *visited, p float64) error {
+	type placed struct {
+		it    frontier.Item
+		level int
+	}
+	var out []placed
+	for _, l := range v.Page.Links {
+		if l.NoFollow {
+			continue
+		}
+		d := linkData{Parent: v.URL, Anchor: l.Anchor, Around: l.Before + " " + l.After}
+		site := canon.Site(l.URL)
+		depth := 0
+		if site == v.Site {
+			depth = v.Depth + 1
+		}
+		level, score := r.pol.score(v, p, l, d)
+		out = append(out, placed{frontier.Item{URL: l.URL, Site: site, Depth: depth, Score: score, Data: d.encode()}, level})
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, pl := range out {
+		h := hash64(pl.it.URL)
+		if _, dup := r.seen[h]; dup {
+			continue
+		}
+		if !r.allowedDepth(pl.it) {
+			continue
+		}
+		r.seen[h] = struct{}{}
+		if err := r.lf.Push(pl.it, pl.level); err != nil {
+			return fmt.Errorf("crawl: queueing %s: %w", pl.it.URL, err)
+		}
+	}
+	r.e.stats.frontierLinks.Store(int64(r.lf.Len()))
+	r.cond.Broadcast()
+	return nil
+}
+
+// allowedDepth drops links beyond SC1 before they reach the frontier.
+func (r *linkRunner) allowedDepth(it frontier.Item) bool {
+	md := r.e.prof.Stop.MaxDepth
+	return md <= 0 || it.Depth <= md
+}
+
+// bestFirstPolicy is the focused-crawler baseline: a page classifier only,
+// every link of a relevant page followed, best page first.
+type bestFirstPolicy struct{}
+
+func (bestFirstPolicy) name() string                                { return "bestfirst" }
+func (bestFirstPolicy) levels() int                                 { return 1 }
+func (bestFirstPolicy) rescore() frontier.Classifier                { return nil }
+func (bestFirstPolicy) follow(_ *visited, rel bool, _ float64) bool { return rel }
+func (bestFirstPolicy) score(_ *visited, p float64, _ page.Link, _ linkData) (int, float64) {
+	return 1, p
+}
+func (bestFirstPolicy) formPage(context.Context, *linkRunner, *visited) {}

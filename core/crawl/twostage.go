@@ -1,0 +1,394 @@
+package crawl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/canon"
+	"github.com/dwcrawl/dwcrawl/core/frontier"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// siteData is the payload of a site in the site frontier: the evidence the
+// site ranker scores (anchors and text around links to the site) and its
+// site frequency SF (distinct pages linking to it).
+type siteData struct {
+	Anchors string `json:"a,omitempty"`
+	Around  string `json:"t,omitempty"`
+	SF      int    `json:"sf"`
+	From    string `json:"f,omitempty"`
+}
+
+// maxEvidence bounds the anchor and text evidence kept per site.
+const maxEvidence = 600
+
+func (d *siteData) add(anchor, around string) {
+	if len(d.Anchors) < maxEvidence {
+		d.Anchors = strings.TrimSpace(d.Anchors + " " + anchor)
+	}
+	if len(d.Around) < maxEvidence {
+		d.Around = strings.TrimSpace(d.Around + " " + around)
+	}
+	d.SF++
+}
+
+// twoStage runs smartcrawler and scdi: workers take sites from the site
+// frontier and explore one site each.
+type twoStage struct {
+	e      *Engine
+	smart  bool // smartcrawler (reverse search, adaptive learning) vs scdi
+	sf     *frontier.SiteFrontier
+	rk     *rankers
+	mu     sync.Mutex
+	cond   *sync.Cond
+	active int
+	done   bool
+	err    error
+	// known holds every site seen: queued ones with their evidence, explored
+	// ones with deep set when they hold a relevant form.
+	known    map[string]*knownSite
+	reversed map[string]bool // sites already reverse-searched
+	reverse  bool            // a reverse search is running
+	lastRev  int64           // deep sites when reverse search last found nothing
+}
+
+type knownSite struct {
+	data     siteData
+	explored bool
+	deep     bool
+	seed     bool
+}
+
+func (e *Engine) runTwoStage(ctx context.Context) error {
+	t := &twoStage{e: e, smart: e.opt.Strategy == SmartCrawler, known: map[string]*knownSite{}, reversed: map[string]bool{}, lastRev: -1}
+	t.cond = sync.NewCond(&t.mu)
+	t.sf = frontier.NewSiteFrontier(e.db)
+	var err error
+	if t.rk, err = newRankers(e, t.smart); err != nil {
+		return err
+	}
+	if err := t.restore(ctx); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < e.opt.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.work(ctx)
+		}()
+	}
+	wg.Wait()
+	return t.err
+}
+
+// restore loads the site frontier and the known sites of an earlier run, and
+// queues the seeds of a fresh crawl.
+func (t *twoStage) restore(ctx context.Context) error {
+	e := t.e
+	if _, err := t.sf.Load(); err != nil {
+		return fmt.Errorf("crawl: loading site frontier: %w", err)
+	}
+	var unfinished []store.Site
+	err := e.db.ScanSites(func(s store.Site) error {
+		k := &knownSite{deep: s.Deep, seed: s.From == "seed"}
+		switch s.Status {
+		case store.SiteRelevant, store.SiteIrrelevant, store.SiteFailed:
+			k.explored = true
+		case store.SiteExploring, store.SiteVisited:
+			unfinished = append(unfinished, s)
+		}
+		t.known[s.URL] = k
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: restoring sites: %w", err)
+	}
+	for _, s := range unfinished {
+		// explored when the last run stopped: explore again; its fetched
+		// pages are replayed from the store, not fetched.
+		if err := t.sf.Push(frontier.Item{URL: s.URL, Site: s.URL, Score: s.Score + 1000}, true); err != nil {
+			return err
+		}
+	}
+	if len(t.known) == 0 {
+		b := e.db.NewBatch()
+		defer b.Close()
+		for _, raw := range e.opt.Seeds {
+			u, err := canon.Canonical(raw)
+			if err != nil {
+				e.log.Warn("bad seed", "seed", raw, "err", err)
+				continue
+			}
+			site := canon.Site(u)
+			if _, dup := t.known[site]; dup {
+				continue
+			}
+			t.known[site] = &knownSite{seed: true}
+			b.SetSite(store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteQueued, Queue: store.QueueHigh, FirstSeen: time.Now(), From: "seed"})
+			if err := t.sf.Push(frontier.Item{URL: site, Site: site, Score: 1000}, true); err != nil {
+				return err
+			}
+		}
+		if err := b.Commit(true); err != nil {
+			return fmt.Errorf("crawl: recording seeds: %w", err)
+		}
+	}
+	t.updateFrontierStats()
+	return nil
+}
+
+func (t *twoStage) updateFrontierStats() {
+	h, l := t.sf.Len()
+	t.e.stats.frontierSites.Store(int64(h + l))
+}
+
+// next returns the next site to explore, running reverse search when the
+// frontier is low, and waiting while other workers may still add sites.
+func (t *twoStage) next(ctx context.Context) (frontier.Item, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for {
+		if t.done || ctx.Err() != nil || t.e.exhausted() {
+			t.done = true
+			t.cond.Broadcast()
+			return frontier.Item{}, false
+		}
+		h, l := t.sf.Len()
+		if t.smart && t.e.deps.Reverse != nil && !t.reverse && h+l < t.e.prof.Reverse.Threshold && t.reverseWorthwhile() {
+			t.reverse = true
+			t.active++
+			t.mu.Unlock()
+			n, err := t.reverseSearch(ctx)
+			t.mu.Lock()
+			t.active--
+			t.reverse = false
+			if n == 0 {
+				t.lastRev = t.e.stats.deep.Load()
+			}
+			if err != nil && !errors.Is(err, ErrBudget) && ctx.Err() == nil {
+				t.e.log.Warn("reverse search failed", "err", err)
+			}
+			t.cond.Broadcast()
+			continue
+		}
+		it, ok, err := t.sf.Pop()
+		if err != nil {
+			t.fail(err)
+			return frontier.Item{}, false
+		}
+		if ok {
+			t.active++
+			t.updateFrontierStats()
+			return it, true
+		}
+		if t.active == 0 && !t.reverse {
+			t.done = true
+			t.cond.Broadcast()
+			return frontier.Item{}, false
+		}
+		t.cond.Wait()
+	}
+}
+
+func (t *twoStage) fail(err error) {
+	if t.err == nil {
+		t.err = err
+	}
+	t.done = true
+	t.cond.Broadcast()
+}
+
+func (t *twoStage) work(ctx context.Context) {
+	for {
+		it, ok := t.next(ctx)
+		if !ok {
+			return
+		}
+		err := t.explore(ctx, it)
+		t.mu.Lock()
+		t.active--
+		if err != nil && !errors.Is(err, context.Canceled) {
+			if errors.Is(err, ErrBudget) {
+				t.done = true
+			} else {
+				t.fail(err)
+			}
+		}
+		t.cond.Broadcast()
+		t.mu.Unlock()
+	}
+}
+
+// outLink is an out-of-site link collected while exploring a site.
+type outLink struct {
+	site, anchor, around, from string
+}
+
+// explore is stage two for one site: the homepage, the site classifier,
+// then in-site exploring of a relevant site; finally the out-of-site links
+// go back to stage one.
+func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
+	e := t.e
+	site := it.URL
+	var sd siteData
+	if it.Data != "" {
+		json.Unmarshal([]byte(it.Data), &sd)
+	}
+	t.mu.Lock()
+	k := t.known[site]
+	if k == nil {
+		k = &knownSite{}
+		t.known[site] = k
+	}
+	t.mu.Unlock()
+	rec := store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteExploring, Score: it.Score, FirstSeen: time.Now(), From: sd.From}
+	if k.seed {
+		rec.From = "seed"
+	}
+	if err := e.db.PutSite(rec); err != nil {
+		return err
+	}
+	e.stats.sites.Add(1)
+	e.db.AddCounter(ctrSites, 1)
+
+	home := site + "/"
+	hv, err := e.visit(ctx, home, "", 0, nil)
+	if err != nil {
+		return err
+	}
+	var outs []outLink
+	ex := &siteExploration{t: t, site: site}
+	pages, forms, relForms := 1, hv.searchable(), hv.relevant()
+	relevant := false
+	if hv.Page != nil {
+		outs = ex.collectOut(hv, outs)
+		var p float64
+		relevant, p = e.deps.Pages.Relevant(hv.Page.Title + " " + hv.Page.Text + " " + strings.Join(canonTerms(site), " "))
+		_ = p
+		if forms > 0 {
+			relevant = true // a searchable form on the homepage makes the site worth exploring
+		}
+		if relevant {
+			e.stats.sitesRelevant.Add(1)
+			e.db.AddCounter(ctrRelSites, 1)
+			ex.learnForms(hv)
+			var p2, f2, r2 int
+			outs, p2, f2, r2, err = ex.inSite(ctx, hv, outs)
+			pages += p2
+			forms += f2
+			relForms += r2
+			if err != nil && !errors.Is(err, ErrBudget) {
+				return err
+			}
+		}
+	}
+	deep := relForms > 0
+	rec.Pages, rec.Forms, rec.Deep = pages, forms, deep
+	rec.VisitedAt = time.Now()
+	switch {
+	case hv.Page == nil:
+		rec.Status = store.SiteFailed
+	case relevant:
+		rec.Status = store.SiteRelevant
+	default:
+		rec.Status = store.SiteIrrelevant
+	}
+	if err2 := t.finish(ctx, rec, hv, outs, forms > 0); err2 != nil {
+		return err2
+	}
+	return err
+}
+
+// finish records the explored site, queues its out-of-site links in stage
+// one (high priority when the site had searchable forms) and feeds the
+// adaptive learner.
+func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs []outLink, hadForms bool) error {
+	e := t.e
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.SetSite(rec); err != nil {
+		return err
+	}
+	if rec.Deep {
+		b.AddCounter(ctrDeep, 1)
+	}
+	if err := b.Commit(true); err != nil {
+		return fmt.Errorf("crawl: recording site %s: %w", rec.URL, err)
+	}
+	t.mu.Lock()
+	k := t.known[rec.URL]
+	k.explored, k.deep = true, rec.Deep
+	t.mu.Unlock()
+	if rec.Deep {
+		e.stats.deep.Add(1)
+		if t.smart && hv.Page != nil {
+			if t.rk.addDeepSite(rec.URL, k.data.Anchors, k.data.Around, hv.Page.Title+" "+hv.Page.Text) {
+				e.stats.learnSites.Add(1)
+				t.rescoreSites()
+			}
+		}
+	}
+	return t.queueSites(outs, hadForms && t.smart)
+}
+
+// queueSites pushes newly seen sites (and new evidence for queued ones)
+// into the site frontier.
+func (t *twoStage) queueSites(outs []outLink, high bool) error {
+	e := t.e
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := e.db.NewBatch()
+	defer b.Close()
+	touched := map[string]bool{}
+	for _, o := range outs {
+		k := t.known[o.site]
+		if k == nil {
+			k = &knownSite{data: siteData{From: o.from}}
+			t.known[o.site] = k
+			b.SetSite(store.Site{URL: o.site, Host: canon.Host(o.site), Domain: e.prof.Domain, Status: store.SiteQueued, FirstSeen: time.Now(), From: o.from})
+		}
+		t.rk.sf.Link(canon.Site(o.from), o.site)
+		if k.explored {
+			continue
+		}
+		k.data.add(o.anchor, o.around)
+		touched[o.site] = true
+	}
+	if err := b.Commit(false); err != nil {
+		return fmt.Errorf("crawl: recording sites: %w", err)
+	}
+	for s := range touched {
+		k := t.known[s]
+		score := t.rk.site(s, k.data.Anchors, k.data.Around, k.data.SF)
+		data, _ := json.Marshal(k.data)
+		if err := t.sf.Push(frontier.Item{URL: s, Site: s, Score: score, Data: string(data)}, high); err != nil {
+			return fmt.Errorf("crawl: queueing site %s: %w", s, err)
+		}
+	}
+	t.updateFrontierStats()
+	t.cond.Broadcast()
+	return nil
+}
+
+// rescoreSites re-ranks the site frontier after FSS was rebuilt.
+func (t *twoStage) rescoreSites() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	err := t.sf.Rescore(func(it *frontier.Item) float64 {
+		var d siteData
+		json.Unmarshal([]byte(it.Data), &d)
+		return t.rk.site(it.URL, d.Anchors, d.Around, d.SF)
+	})
+	if err != nil {
+		t.e.log.Warn("re-ranking site frontier", "err", err)
+	}
+}
+
+// canonTerms are the URL terms of a site key.
+func canonTerms(site string) []string { return urlWords(site) }

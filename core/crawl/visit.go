@@ -1,0 +1,271 @@
+package crawl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/canon"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/form"
+	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// maxStoredText bounds the page text kept in a page record: enough for the
+// site and page classifiers on replay.
+const maxStoredText = 4000
+
+// pageRecord is what the store keeps of a fetched page (TagPages), enough to
+// replay it after a restart without fetching it again.
+type pageRecord struct {
+	URL     string       `json:"url"`
+	Final   string       `json:"final,omitempty"` // after redirects
+	Site    string       `json:"site"`
+	Parent  string       `json:"parent,omitempty"`
+	Depth   int          `json:"depth"`
+	Status  int          `json:"status"`
+	Err     string       `json:"err,omitempty"`
+	Title   string       `json:"title,omitempty"`
+	Text    string       `json:"text,omitempty"`
+	Links   []linkRecord `json:"links,omitempty"`
+	Forms   []formRecord `json:"forms,omitempty"`
+	Seq     int64        `json:"seq"` // page number in the crawl
+	Fetched time.Time    `json:"fetched"`
+}
+
+type linkRecord struct {
+	U string `json:"u"`
+	A string `json:"a,omitempty"`
+	B string `json:"b,omitempty"`
+	F string `json:"f,omitempty"`
+}
+
+// formRecord keeps the verdict on every form of the page.
+type formRecord struct {
+	Index      int     `json:"i"`
+	Kind       string  `json:"k"`
+	Searchable bool    `json:"s,omitempty"`
+	Relevant   bool    `json:"r,omitempty"`
+	P          float64 `json:"p"`
+}
+
+// visited is a page as the strategies see it, fetched or replayed.
+type visited struct {
+	URL      string
+	Site     string
+	Depth    int
+	Page     *page.Page // nil when the fetch failed
+	Forms    []formRecord
+	Replayed bool
+	// formDecisions are HIFI's full verdicts, parallel to Forms (fresh fetches only).
+	formDecisions []form.Decision
+}
+
+// searchable counts the searchable forms of the page.
+func (v *visited) searchable() (n int) {
+	for _, f := range v.Forms {
+		if f.Searchable {
+			n++
+		}
+	}
+	return n
+}
+
+// relevant counts the relevant forms of the page.
+func (v *visited) relevant() (n int) {
+	for _, f := range v.Forms {
+		if f.Relevant {
+			n++
+		}
+	}
+	return n
+}
+
+// visit fetches u (or replays its stored record) and records the page, its
+// forms and the counters in one batch. extra, when not nil, stages further
+// writes (frontier updates) in the same batch. It returns ErrBudget when the
+// budget is spent; fetch failures are recorded and returned as a visited with
+// a nil Page, never as an error.
+func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra func(*store.Batch, *visited) error) (*visited, error) {
+	if rec, ok, err := e.replay(u); err != nil {
+		return nil, err
+	} else if ok {
+		v := recordToVisited(rec)
+		e.stats.replayed.Add(1)
+		return v, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if !e.reserve() {
+		return nil, ErrBudget
+	}
+	site := canon.Site(u)
+	rec := pageRecord{URL: u, Site: site, Parent: parent, Depth: depth, Fetched: time.Now()}
+	resp, ferr := e.deps.Fetcher.Fetch(ctx, u)
+	if ferr != nil && ctx.Err() != nil {
+		// cancelled mid-fetch: the page stays in flight and is fetched on resume
+		e.budget.Add(-1)
+		return nil, ctx.Err()
+	}
+	v := &visited{URL: u, Site: site, Depth: depth}
+	if resp != nil {
+		rec.Status = resp.Status
+		if resp.URL != "" && resp.URL != u {
+			rec.Final = resp.URL
+		}
+	}
+	if ferr != nil {
+		rec.Err = fetch.Reason(ferr)
+		if rec.Err == "" {
+			rec.Err = ferr.Error()
+		}
+		e.log.Debug("fetch failed", "url", u, "err", ferr)
+	} else {
+		base := resp.URL
+		if base == "" {
+			base = u
+		}
+		bu, _ := url.Parse(base)
+		p, perr := page.Parse(resp.Body, "text/html; charset=utf-8", bu)
+		if perr != nil {
+			rec.Err = "parse: " + perr.Error()
+		} else {
+			v.Page = p
+			e.judgeForms(v)
+			fillRecord(&rec, p, v.Forms)
+		}
+	}
+	seq := e.stats.pages.Add(1)
+	rec.Seq = seq
+	if v.Page == nil {
+		e.stats.failed.Add(1)
+	}
+	if err := e.record(&rec, v, extra); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// judgeForms runs HIFI on every form of the page.
+func (e *Engine) judgeForms(v *visited) {
+	host := canon.Host(v.URL)
+	for i := range v.Page.Forms {
+		d := e.deps.Forms.Classify(&v.Page.Forms[i], host)
+		v.Forms = append(v.Forms, formRecord{Index: v.Page.Forms[i].Index, Kind: d.Kind, Searchable: d.Searchable, Relevant: d.Relevant && d.Searchable, P: d.PSearchable})
+		v.formDecisions = append(v.formDecisions, d)
+	}
+}
+
+func fillRecord(rec *pageRecord, p *page.Page, forms []formRecord) {
+	rec.Title = p.Title
+	rec.Text = p.Text
+	if len(rec.Text) > maxStoredText {
+		rec.Text = rec.Text[:maxStoredText]
+	}
+	rec.Links = make([]linkRecord, 0, len(p.Links))
+	for _, l := range p.Links {
+		if l.NoFollow {
+			continue
+		}
+		rec.Links = append(rec.Links, linkRecord{U: l.URL, A: l.Anchor, B: l.Before, F: l.After})
+	}
+	rec.Forms = forms
+}
+
+// record writes the page, its forms, its URL state and the counters in one
+// batch, synced when it carries forms.
+func (e *Engine) record(rec *pageRecord, v *visited, extra func(*store.Batch, *visited) error) error {
+	b := e.db.NewBatch()
+	defer b.Close()
+	state := store.StateFetched
+	if v.Page == nil {
+		state = store.StateFailed
+	}
+	now := time.Now()
+	if err := b.SetURL(store.URLState{URL: rec.URL, Site: rec.Site, State: state, Depth: rec.Depth, Fetched: now, Status: rec.Status, Err: rec.Err}); err != nil {
+		return err
+	}
+	if rec.Final != "" && rec.Final != rec.URL {
+		if err := b.SetURL(store.URLState{URL: rec.Final, Site: canon.Site(rec.Final), State: state, Depth: rec.Depth, Fetched: now, Status: rec.Status}); err != nil {
+			return err
+		}
+	}
+	if err := b.PutJSON(store.TagPages, []byte(rec.URL), rec); err != nil {
+		return err
+	}
+	b.AddCounter(ctrPages, 1)
+	if v.Page == nil {
+		b.AddCounter(ctrFailed, 1)
+	}
+	nSearch, nRel := 0, 0
+	for i, f := range v.Forms {
+		e.stats.forms.Add(1)
+		b.AddCounter(ctrForms, 1)
+		if !f.Searchable {
+			continue
+		}
+		nSearch++
+		d := v.formDecisions[i]
+		pf := v.Page.Forms[i]
+		fields, _ := json.Marshal(pf.Fields)
+		sf := store.Form{
+			Site: rec.Site, PageURL: rec.URL, Depth: rec.Depth, Index: pf.Index,
+			Kind: d.Kind, Searchable: d.PSearchable, DomainScore: d.PDomain, Relevant: f.Relevant,
+			Action: pf.Action, Method: pf.Method, Fields: fields, FoundAt: now, PagesFetched: int(rec.Seq),
+		}
+		if err := b.SetForm(sf); err != nil {
+			return err
+		}
+		if f.Relevant {
+			nRel++
+		}
+	}
+	if nSearch > 0 {
+		b.AddCounter(ctrSearchable, int64(nSearch))
+		e.stats.searchable.Add(int64(nSearch))
+	}
+	if nRel > 0 {
+		b.AddCounter(ctrRelevant, int64(nRel))
+		e.stats.relevant.Add(int64(nRel))
+	}
+	if extra != nil {
+		if err := extra(b, v); err != nil {
+			return err
+		}
+	}
+	if err := b.Commit(nSearch > 0); err != nil {
+		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
+	}
+	return nil
+}
+
+// replay returns the stored record of a page fetched by an earlier run.
+func (e *Engine) replay(u string) (pageRecord, bool, error) {
+	var rec pageRecord
+	ok, err := e.db.GetJSON(store.TagPages, []byte(u), &rec)
+	if err != nil {
+		return rec, false, fmt.Errorf("crawl: reading page record %s: %w", u, err)
+	}
+	return rec, ok, nil
+}
+
+// recordToVisited rebuilds what the strategies need from a stored record.
+func recordToVisited(rec pageRecord) *visited {
+	v := &visited{URL: rec.URL, Site: rec.Site, Depth: rec.Depth, Forms: rec.Forms, Replayed: true}
+	if rec.Err != "" && rec.Title == "" && len(rec.Links) == 0 {
+		return v
+	}
+	p := &page.Page{URL: rec.URL, Title: rec.Title, Text: rec.Text}
+	for _, l := range rec.Links {
+		p.Links = append(p.Links, page.Link{URL: l.U, Anchor: l.A, Before: l.B, After: l.F})
+	}
+	v.Page = p
+	return v
+}
+
+var errStop = errors.New("crawl: stop")

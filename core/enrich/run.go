@@ -1,0 +1,416 @@
+package enrich
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// RunOptions configures Run, the `dwcrawl enrich` command.
+type RunOptions struct {
+	// Local is the local table (CSV with a header row).
+	Local string
+	// Columns form each record's document.
+	Columns []string
+	// Interface is the hidden database's keyword interface.
+	Interface Searcher
+	// K is the interface's result limit; 0 asks the interface (TopKer).
+	K int
+	// Budget is the number of queries b; when zero, BudgetFraction·|D|.
+	Budget         int
+	BudgetFraction float64
+	// Method defaults to smart-b.
+	Method Method
+	// SamplePath is a hidden-database sample (JSONL); Theta its ratio (0:
+	// from the sample's meta file).
+	SamplePath string
+	Theta      float64
+	// SampleQueries is the number of sampling queries sent to build a sample
+	// when none is given (not counted in Budget). Default 100.
+	SampleQueries int
+	Match         MatchSpec
+	Pool          PoolOptions
+	// Out is the enriched CSV to write ("" for none).
+	Out string
+	// Dir is a store directory that makes the run resumable ("" for none).
+	Dir  string
+	Seed int64
+	// Progress receives live progress lines (stderr); nil for none.
+	Progress io.Writer
+	// Log receives setup messages; nil for none.
+	Log io.Writer
+}
+
+// RunResult is what Run returns.
+type RunResult struct {
+	Report  Report
+	Resumed int // queries replayed from the directory
+	// SampleQueries is the number of queries spent building the sample.
+	SampleQueries int
+	Elapsed       time.Duration
+}
+
+// Run enriches the local table: builds the pool, obtains the sample,
+// resumes the journal in Dir, sends queries until the budget is spent and
+// writes the enriched table. On interruption (ctx) it still writes what it
+// has and returns the context's error.
+func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
+	start := time.Now()
+	logf := func(format string, a ...any) {
+		if opt.Log != nil {
+			fmt.Fprintf(opt.Log, "enrich: "+format+"\n", a...)
+		}
+	}
+	if opt.Interface == nil {
+		return nil, errors.New("enrich: no interface")
+	}
+	if opt.Method == "" {
+		opt.Method = SmartBiased
+	}
+	if opt.Method == Ideal {
+		return nil, errors.New("enrich: ideal needs the truth; it is only available in `dwcrawl bench enrich`")
+	}
+	if opt.Match.Kind == "" {
+		opt.Match = MatchSpec{Kind: "jaccard", Threshold: 0.9}
+	}
+	opt.Pool.defaults()
+	raw, err := os.ReadFile(opt.Local)
+	if err != nil {
+		return nil, fmt.Errorf("enrich: %w", err)
+	}
+	tab, err := ReadTable(bytes.NewReader(raw), opt.Local)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := tab.Docs(opt.Columns)
+	if err != nil {
+		return nil, err
+	}
+	k := opt.K
+	if k <= 0 {
+		tk, ok := opt.Interface.(TopKer)
+		if !ok {
+			return nil, errors.New("enrich: the interface does not declare k: give --k")
+		}
+		if k, err = tk.TopK(ctx); err != nil {
+			return nil, fmt.Errorf("enrich: asking the interface for k: %w (give --k)", err)
+		}
+	}
+	budget := opt.Budget
+	if budget <= 0 {
+		budget = int(opt.BudgetFraction*float64(len(docs)) + 0.5)
+	}
+	if budget <= 0 {
+		return nil, errors.New("enrich: the budget must be positive")
+	}
+	l := NewLocal(docs)
+	pool, err := BuildPool(l, opt.Pool)
+	if err != nil {
+		return nil, err
+	}
+	logf("local table %s: %d records, %d keywords; query pool %d (%d specific, %d frequent with support ≥ %d, %d dominated removed)",
+		opt.Local, len(docs), pool.Stats.Terms, pool.Len(), pool.Stats.Specific, pool.Stats.Frequent, opt.Pool.MinSupport, pool.Stats.Dominated)
+
+	var j *journal
+	if opt.Dir != "" {
+		if j, err = openJournal(opt.Dir); err != nil {
+			return nil, err
+		}
+		defer j.close()
+		sum := sha256.Sum256(raw)
+		abs, _ := filepath.Abs(opt.Local)
+		cfg := RunConfig{Local: abs, LocalHash: hex.EncodeToString(sum[:]), Columns: opt.Columns, Method: opt.Method,
+			Match: opt.Match.String(), MinSupport: opt.Pool.MinSupport, K: k, Seed: opt.Seed}
+		if err := j.config(cfg); err != nil {
+			return nil, fmt.Errorf("enrich: %s: %w", opt.Dir, err)
+		}
+	}
+	res := &RunResult{}
+	var sample *Sample
+	if opt.Method.NeedsSample() {
+		if sample, res.SampleQueries, err = obtainSample(ctx, opt, j, l, k, logf); err != nil {
+			return nil, err
+		}
+	}
+	matcher, err := opt.Match.New(tab, l, opt.Columns)
+	if err != nil {
+		return nil, err
+	}
+	prog := newProgressPrinter(opt.Progress)
+	eng, err := NewEngine(pool, matcher, Options{Method: opt.Method, Budget: budget, K: k, Sample: sample, Seed: opt.Seed,
+		Progress: prog.update})
+	if err != nil {
+		return nil, err
+	}
+	if j != nil {
+		prog.quiet = true
+		err := j.replay(func(e Entry) error {
+			eng.Apply(e)
+			res.Resumed++
+			return nil
+		})
+		prog.quiet = false
+		if err != nil {
+			return nil, err
+		}
+		if res.Resumed > 0 {
+			rep := eng.Report()
+			logf("resumed %s: %d queries already sent, %d records covered", opt.Dir, rep.Queries, rep.Covered)
+		}
+	}
+	var runErr error
+	for runErr == nil {
+		if err := ctx.Err(); err != nil {
+			runErr = err
+			break
+		}
+		e, ok, err := eng.Step(ctx, opt.Interface)
+		if err != nil {
+			runErr = err
+			break
+		}
+		if !ok {
+			break
+		}
+		if j != nil {
+			if err := j.append(e); err != nil {
+				runErr = fmt.Errorf("enrich: journal: %w", err)
+			}
+		}
+	}
+	prog.done()
+	res.Report = eng.Report()
+	res.Elapsed = time.Since(start)
+	if opt.Out != "" {
+		if err := writeEnrichedFile(opt.Out, tab, eng); err != nil {
+			return res, err
+		}
+	}
+	return res, runErr
+}
+
+// obtainSample loads the sample file, or the one stored in the run
+// directory, or builds one through the interface.
+func obtainSample(ctx context.Context, opt RunOptions, j *journal, l *Local, k int, logf func(string, ...any)) (*Sample, int, error) {
+	if opt.SamplePath != "" {
+		s, err := LoadSample(opt.SamplePath)
+		if err != nil {
+			return nil, 0, err
+		}
+		if opt.Theta > 0 {
+			s.Theta = opt.Theta
+		}
+		if s.Theta <= 0 && opt.Method != Full {
+			return nil, 0, fmt.Errorf("enrich: sample %s: unknown θ: give --theta", opt.SamplePath)
+		}
+		logf("sample %s: %d records, θ = %g", opt.SamplePath, len(s.Docs), s.Theta)
+		return s, 0, nil
+	}
+	if j != nil {
+		if s, ok, err := j.sample(); err != nil {
+			return nil, 0, err
+		} else if ok {
+			if opt.Theta > 0 {
+				s.Theta = opt.Theta
+			}
+			logf("sample from %s: %d records, θ = %g", opt.Dir, len(s.Docs), s.Theta)
+			return s, 0, nil
+		}
+	}
+	n := opt.SampleQueries
+	if n <= 0 {
+		n = 100
+	}
+	logf("building a hidden-database sample with %d queries (not counted in the budget)", n)
+	s, meta, err := BuildSample(ctx, opt.Interface, SampleOptions{Queries: n, K: k, Vocabulary: l.Vocabulary(), Columns: opt.Columns, Seed: opt.Seed})
+	if err != nil {
+		return nil, 0, err
+	}
+	if opt.Theta > 0 {
+		s.Theta = opt.Theta
+	}
+	if s.Theta <= 0 || len(s.Docs) == 0 {
+		return nil, n, fmt.Errorf("enrich: the sample is empty (%d records, θ %g): send more --sample-queries or give --sample", len(s.Docs), s.Theta)
+	}
+	logf("sample: %d records from %d queries (%d solid), θ ≈ %.4g, |H| ≈ %.0f", len(s.Docs), meta.Queries, meta.Solid, s.Theta, meta.HiddenSize)
+	if j != nil {
+		if err := j.putSample(s, meta); err != nil {
+			return nil, n, err
+		}
+	}
+	return s, n, nil
+}
+
+// WriteEnriched writes the local table plus, for each covered record, the
+// matched hidden record's id and fields (prefixed h_), the match score and
+// the query that covered it.
+func WriteEnriched(w io.Writer, t *Table, e *Engine) error {
+	var fields []string
+	seen := map[string]bool{}
+	for r := range t.Rows {
+		c, ok := e.Cover(r)
+		if !ok {
+			continue
+		}
+		for _, f := range fieldOrder(c.Doc) {
+			if !seen[f] {
+				seen[f] = true
+				fields = append(fields, f)
+			}
+		}
+	}
+	cw := csv.NewWriter(w)
+	header := append([]string(nil), t.Header...)
+	header = append(header, "h_id")
+	for _, f := range fields {
+		header = append(header, "h_"+f)
+	}
+	header = append(header, "match_score", "covered_by")
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for r, row := range t.Rows {
+		out := append([]string(nil), row...)
+		c, ok := e.Cover(r)
+		if ok {
+			out = append(out, c.Doc.ID)
+			for _, f := range fields {
+				out = append(out, c.Doc.Fields[f])
+			}
+			out = append(out, strconv.FormatFloat(c.Score, 'f', 3, 64), c.Query)
+		} else {
+			for i := 0; i < len(fields)+3; i++ {
+				out = append(out, "")
+			}
+		}
+		if err := cw.Write(out); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func fieldOrder(d Doc) []string {
+	keys := make([]string, 0, len(d.Fields))
+	for k := range d.Fields {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func writeEnrichedFile(path string, t *Table, e *Engine) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("enrich: %w", err)
+	}
+	if err := WriteEnriched(f, t, e); err != nil {
+		f.Close()
+		return fmt.Errorf("enrich: write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("enrich: write %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// WriteReport prints the coverage report.
+func WriteReport(w io.Writer, r *RunResult) {
+	rep := r.Report
+	pct := func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return 100 * float64(a) / float64(b)
+	}
+	fmt.Fprintf(w, "method          %s (k = %d)\n", rep.Method, rep.K)
+	fmt.Fprintf(w, "local records   %d\n", rep.Local)
+	fmt.Fprintf(w, "query pool      %d (%d specific, %d frequent keyword sets, %d dominated removed)\n",
+		rep.Pool.Specific+rep.Pool.Frequent, rep.Pool.Specific, rep.Pool.Frequent, rep.Pool.Dominated)
+	if rep.SampleSize > 0 {
+		fmt.Fprintf(w, "sample          %d records, θ = %.4g, α = %.4g", rep.SampleSize, rep.Theta, rep.Alpha)
+		if r.SampleQueries > 0 {
+			fmt.Fprintf(w, " (%d sampling queries)", r.SampleQueries)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "queries         %d of %d (%d solid, %d overflowing)", rep.Queries, rep.Budget, rep.Solid, rep.Overflowing)
+	if r.Resumed > 0 {
+		fmt.Fprintf(w, ", %d replayed from the journal", r.Resumed)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "covered         %d (%.1f%%)\n", rep.Covered, pct(rep.Covered, rep.Local))
+	fmt.Fprintf(w, "not in hidden   %d (removed after solid queries)\n", rep.Uncoverable)
+	fmt.Fprintf(w, "uncovered       %d\n", rep.Local-rep.Covered-rep.Uncoverable)
+	fmt.Fprintf(w, "time            %s (interface %s)\n", r.Elapsed.Round(time.Millisecond), rep.SearchTime.Round(time.Millisecond))
+}
+
+// progressPrinter writes live progress: rewritten in place on a terminal,
+// a line every ~2 s otherwise.
+type progressPrinter struct {
+	w     io.Writer
+	tty   bool
+	quiet bool
+	last  time.Time
+	p     Progress
+	shown bool
+}
+
+func newProgressPrinter(w io.Writer) *progressPrinter {
+	pp := &progressPrinter{w: w}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			pp.tty = true
+		}
+	}
+	return pp
+}
+
+func (pp *progressPrinter) update(p Progress) {
+	pp.p = p
+	if pp.w == nil || pp.quiet {
+		return
+	}
+	every := 2 * time.Second
+	if pp.tty {
+		every = 100 * time.Millisecond
+	}
+	if time.Since(pp.last) < every {
+		return
+	}
+	pp.last = time.Now()
+	pp.print()
+}
+
+func (pp *progressPrinter) print() {
+	p := pp.p
+	line := fmt.Sprintf("enrich: %d/%d queries, %d/%d records covered (%.1f%%), %d not in hidden database",
+		p.Queries, p.Budget, p.Covered, p.Local, 100*float64(p.Covered)/float64(max(1, p.Local)), p.Uncoverable)
+	if pp.tty {
+		fmt.Fprintf(pp.w, "\r\033[K%s", line)
+	} else {
+		fmt.Fprintln(pp.w, line)
+	}
+	pp.shown = true
+}
+
+func (pp *progressPrinter) done() {
+	if pp.w == nil || pp.p.Budget == 0 {
+		return
+	}
+	pp.print()
+	if pp.tty {
+		fmt.Fprintln(pp.w)
+	}
+}

@@ -1,0 +1,38 @@
+// Package fetch is dwcrawl's HTTP fetcher: the one place that talks to web
+// servers during a crawl, shared by every strategy (smartcrawler, scdi, ache,
+// bestfirst) so that comparisons between them are fair, and by the Lua
+// runtime as its HTTP client (Fetcher.Do satisfies script.HTTPDoer).
+//
+// It implements the fetching requirements of DESIGN.md ("Discover") and of
+// the SmartCrawler crawler architecture (Zhao et al., IEEE TSC 2016, §3: the
+// page fetcher of both stages):
+//
+//   - robots.txt (RFC 9309) with its own parser: user-agent groups (groups
+//     naming the crawler are merged, else the "*" groups), allow/disallow with
+//     "*" and "$", longest match wins and allow wins ties, crawl-delay,
+//     sitemaps. Rules are cached per scheme and host with an expiry; a 4xx
+//     robots.txt allows everything, a 5xx or an unreachable one disallows the
+//     host for a short while.
+//   - politeness per host: one request in flight per host and a minimum
+//     delay between requests to it (the larger of Options.Delay and the
+//     host's crawl-delay, capped by Options.MaxCrawlDelay).
+//   - retries with exponential backoff and seeded jitter for 5xx, 429 and
+//     408 responses (Retry-After honoured), timeouts and connection resets;
+//     after the last attempt the failure is returned as an error with a
+//     stable Reason, never a panic.
+//   - redirects followed by hand, each hop checked against robots.txt and the
+//     address policy, with a limit and loop detection.
+//   - a maximum body size (the body is truncated and Response.Truncated
+//     set), a content-type filter (HTML and XHTML by default) and charset
+//     decoding to UTF-8 (golang.org/x/net/html/charset).
+//   - the address policy: by default loopback, private, link-local and other
+//     non-public addresses are refused. The check runs on the resolved IP at
+//     dial time (net.Dialer.Control), so a host name that resolves, or
+//     re-resolves, to an internal address cannot bypass it.
+//     Options.AllowPrivate lifts it; in testbed mode (Options.Transport set)
+//     the caller's transport serves every request and only the hosts
+//     accepted by Options.AllowHost may be fetched.
+//
+// Time is read through a Clock so that tests of politeness and backoff run
+// on a fake clock, without sleeping and without timing assertions.
+package fetch

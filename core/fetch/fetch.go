@@ -1,0 +1,453 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/net/html/charset"
+)
+
+// Response is the outcome of Fetch. Fetch returns one even when it fails,
+// filled as far as the fetch got, so the failure can be recorded.
+type Response struct {
+	// URL is the final URL after redirects, canonical.
+	URL string
+	// Status is the HTTP status of the final response (0 if none arrived).
+	Status int
+	// Header is the final response's header.
+	Header http.Header
+	// Body is the body decoded to UTF-8, at most Options.MaxBody bytes of
+	// the original. Parse it as UTF-8 (page.Parse with ContentType
+	// "text/html; charset=utf-8"), not with the original charset.
+	Body []byte
+	// Truncated is set when the body was longer than Options.MaxBody.
+	Truncated bool
+	// ContentType is the media type, lower case, without parameters.
+	ContentType string
+	// Charset is the name of the encoding Body was decoded from.
+	Charset string
+	// Redirects lists the URLs that redirected, in order, starting with the
+	// requested one; empty without redirects.
+	Redirects []string
+	// Duration is the wall time of the fetch, waits included.
+	Duration time.Duration
+	// Attempts counts HTTP requests over all hops (robots.txt excluded).
+	Attempts int
+}
+
+// Fetcher fetches pages politely. It is safe for concurrent use; requests
+// to different hosts proceed in parallel, requests to one host one at a
+// time.
+type Fetcher struct {
+	opt   Options
+	rt    http.RoundTripper
+	owned *http.Transport // the transport we built (nil in testbed mode)
+
+	mu    sync.Mutex
+	hosts map[string]*hostState
+
+	rngMu sync.Mutex
+	rng   *rand.Rand
+}
+
+// New returns a Fetcher with opt (defaults filled in). Transport without
+// AllowHost is an error: testbed mode must say which hosts are the
+// testbed's.
+func New(opt Options) (*Fetcher, error) {
+	opt.fill()
+	f := &Fetcher{opt: opt, hosts: map[string]*hostState{}, rng: rand.New(rand.NewPCG(opt.Seed, 0x64776372))}
+	if opt.Transport != nil {
+		if opt.AllowHost == nil {
+			return nil, errors.New("fetch: testbed Transport given without AllowHost")
+		}
+		f.rt = opt.Transport
+		return f, nil
+	}
+	d := newDialer(opt.AllowPrivate)
+	f.owned = &http.Transport{
+		Proxy:                 nil, // a proxy would hide the address policy's view of the target
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   2,
+		IdleConnTimeout:       60 * time.Second,
+		TLSHandshakeTimeout:   15 * time.Second,
+		ResponseHeaderTimeout: opt.Timeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	f.rt = f.owned
+	return f, nil
+}
+
+// Options returns the fetcher's options with defaults filled in.
+func (f *Fetcher) Options() Options { return f.opt }
+
+// Close releases idle connections.
+func (f *Fetcher) Close() {
+	if f.owned != nil {
+		f.owned.CloseIdleConnections()
+	}
+}
+
+// mode says what a round trip is for.
+type mode int
+
+const (
+	modePage   mode = iota // Fetch: content-type filter, bodies of 2xx only
+	modeRobots             // robots.txt: bodies of 2xx only
+	modeRaw                // Do: every body, no filter
+)
+
+// exchange is what a round trip (with its retries) produced.
+type exchange struct {
+	status    int
+	header    http.Header
+	body      []byte
+	truncated bool
+	mediaType string
+	attempts  int
+}
+
+// Fetch GETs rawURL as a crawler does: robots.txt, politeness, retries,
+// redirects, size and type limits, charset decoding. The error, if any,
+// wraps one of the package's sentinel errors or the network error; the
+// Response is never nil.
+func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (resp *Response, err error) {
+	start := f.opt.Clock.Now()
+	resp = &Response{URL: rawURL}
+	defer func() { resp.Duration = f.opt.Clock.Now().Sub(start) }()
+	u, err := parseURL(rawURL)
+	if err != nil {
+		return resp, err
+	}
+	resp.URL = u.String()
+	for hops := 0; ; hops++ {
+		if err := f.checkHost(u.Hostname()); err != nil {
+			return resp, fmt.Errorf("fetch %s: %w", u, err)
+		}
+		req, err := f.newRequest(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return resp, err
+		}
+		ex, err := f.hostRoundTrip(ctx, req, modePage)
+		resp.Attempts += ex.attempts
+		resp.Status, resp.Header = ex.status, ex.header
+		if err != nil {
+			return resp, fmt.Errorf("fetch %s: %w", u, err)
+		}
+		if next, ok, err := f.followRedirect(u, ex, resp, hops); err != nil {
+			return resp, fmt.Errorf("fetch %s: %w", resp.Redirects[0], err)
+		} else if ok {
+			u = next
+			continue
+		}
+		if ex.status < 200 || ex.status > 299 {
+			return resp, fmt.Errorf("fetch %s: status %d: %w", u, ex.status, ErrStatus)
+		}
+		resp.ContentType, resp.Truncated = ex.mediaType, ex.truncated
+		resp.Body, resp.Charset = decodeBody(ex.body, ex.header.Get("Content-Type"))
+		return resp, nil
+	}
+}
+
+// followRedirect decides whether ex is a redirect to follow and returns the
+// next URL, recording the hop in resp.Redirects.
+func (f *Fetcher) followRedirect(u *url.URL, ex *exchange, resp *Response, hops int) (*url.URL, bool, error) {
+	loc := ex.header.Get("Location")
+	if !isRedirect(ex.status) || loc == "" {
+		return nil, false, nil
+	}
+	resp.Redirects = append(resp.Redirects, u.String())
+	if hops >= f.opt.MaxRedirects {
+		return nil, false, fmt.Errorf("more than %d redirects: %w", f.opt.MaxRedirects, ErrTooManyRedirects)
+	}
+	ref, err := u.Parse(loc)
+	if err != nil {
+		return nil, false, fmt.Errorf("redirect to %q: %w", loc, ErrBadURL)
+	}
+	next, err := parseURL(ref.String())
+	if err != nil {
+		return nil, false, fmt.Errorf("redirect: %w", err)
+	}
+	ns := next.String()
+	for _, seen := range resp.Redirects {
+		if seen == ns {
+			return nil, false, fmt.Errorf("%s redirects back to %s: %w", u, ns, ErrRedirectLoop)
+		}
+	}
+	resp.URL = ns
+	return next, true, nil
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// hostRoundTrip performs req holding its host's slot: robots.txt first (page
+// mode), then the request with pacing and retries.
+func (f *Fetcher) hostRoundTrip(ctx context.Context, req *http.Request, m mode) (*exchange, error) {
+	h, err := f.acquire(ctx, req.URL.Host)
+	if err != nil {
+		return &exchange{}, err
+	}
+	defer f.release(h)
+	if m == modePage && !f.opt.IgnoreRobots {
+		rules, err := f.robotsLocked(ctx, h, req.URL)
+		if err != nil {
+			return &exchange{}, err
+		}
+		if p := req.URL.RequestURI(); !rules.Allowed(p) {
+			if rules == DisallowAll {
+				return &exchange{}, fmt.Errorf("robots.txt of %s unavailable: %w", req.URL.Host, ErrDisallowed)
+			}
+			return &exchange{}, fmt.Errorf("%s: %w", p, ErrDisallowed)
+		}
+	}
+	return f.roundTrip(ctx, h, req, m)
+}
+
+// roundTrip performs req with pacing and retries; the caller holds h.
+func (f *Fetcher) roundTrip(ctx context.Context, h *hostState, req *http.Request, m mode) (*exchange, error) {
+	ex := &exchange{}
+	for {
+		if err := f.pace(ctx, h); err != nil {
+			return ex, err
+		}
+		ex.attempts++
+		retryAfter, retry, err := f.attempt(ctx, req, m, ex)
+		now := f.opt.Clock.Now()
+		h.next = now.Add(h.delay)
+		if err == nil || !retry || ex.attempts > f.opt.Retries || ctx.Err() != nil {
+			return ex, err
+		}
+		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			return ex, err // the body cannot be sent again
+		}
+		wait := f.backoff(ex.attempts)
+		if retryAfter > 0 {
+			if retryAfter > f.opt.MaxRetryAfter {
+				return ex, fmt.Errorf("%w (Retry-After %s is over the %s limit)", err, retryAfter, f.opt.MaxRetryAfter)
+			}
+			wait = retryAfter
+		}
+		f.opt.Logger.Debug("fetch retry", "url", req.URL.String(), "attempt", ex.attempts, "wait", wait, "err", err)
+		if t := now.Add(wait); t.After(h.next) {
+			h.next = t
+		}
+	}
+}
+
+// backoff returns the pause before retry n (1-based): BackoffBase doubled
+// n-1 times, capped at BackoffMax, the upper half random.
+func (f *Fetcher) backoff(n int) time.Duration {
+	d := f.opt.BackoffBase
+	for i := 1; i < n && d < f.opt.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, f.opt.BackoffMax)
+	f.rngMu.Lock()
+	j := time.Duration(f.rng.Int64N(int64(d/2) + 1))
+	f.rngMu.Unlock()
+	return d/2 + j
+}
+
+// attempt performs one HTTP request into ex. It reports the server's
+// Retry-After, whether a failure is worth retrying, and the failure.
+func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *exchange) (time.Duration, bool, error) {
+	ex.status, ex.header, ex.body, ex.truncated, ex.mediaType = 0, nil, nil, false, ""
+	actx, cancel := context.WithTimeout(ctx, f.opt.Timeout)
+	defer cancel()
+	r := req.Clone(actx)
+	if ex.attempts > 1 && req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return 0, false, fmt.Errorf("rewind request body: %w", err)
+		}
+		r.Body = body
+	}
+	hr, err := f.rt.RoundTrip(r)
+	if err != nil {
+		return 0, retryableErr(err), f.netErr(ctx, actx, err)
+	}
+	defer hr.Body.Close()
+	ex.status, ex.header = hr.StatusCode, hr.Header
+	if retryableStatus(hr.StatusCode) {
+		if m == modeRaw {
+			ex.body, ex.truncated, _ = readBody(hr.Body, f.opt.MaxBody)
+		} else {
+			_, _ = io.CopyN(io.Discard, hr.Body, 4<<10) // lets a small error page keep the connection
+		}
+		ra := retryAfter(hr.Header, f.opt.Clock.Now())
+		return ra, true, fmt.Errorf("status %d: %w", hr.StatusCode, ErrStatus)
+	}
+	if m != modeRaw && (hr.StatusCode < 200 || hr.StatusCode > 299) {
+		return 0, false, nil // redirects and errors: no body needed
+	}
+	limit := f.opt.MaxBody
+	if m == modeRobots {
+		limit = f.opt.MaxRobotsSize
+	}
+	ex.mediaType = mediaType(hr.Header.Get("Content-Type"))
+	if m == modePage && ex.mediaType != "" && !f.accepts(ex.mediaType) {
+		return 0, false, fmt.Errorf("%s: %w", ex.mediaType, ErrContentType)
+	}
+	ex.body, ex.truncated, err = readBody(hr.Body, limit)
+	if err != nil {
+		return 0, retryableErr(err), f.netErr(ctx, actx, fmt.Errorf("read body: %w", err))
+	}
+	if ex.mediaType == "" {
+		ex.mediaType = mediaType(http.DetectContentType(ex.body))
+		if m == modePage && !f.accepts(ex.mediaType) {
+			return 0, false, fmt.Errorf("%s (sniffed): %w", ex.mediaType, ErrContentType)
+		}
+	}
+	return 0, false, nil
+}
+
+// netErr labels a transport error: the caller's cancellation as is, the
+// attempt's own deadline as a timeout.
+func (f *Fetcher) netErr(ctx, actx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", ctx.Err(), err)
+	}
+	if actx.Err() != nil {
+		return fmt.Errorf("after %s: %w: %w", f.opt.Timeout, errTimeout, err)
+	}
+	return err
+}
+
+func readBody(r io.Reader, limit int64) ([]byte, bool, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if int64(len(b)) > limit {
+		return b[:limit], true, nil
+	}
+	return b, false, err
+}
+
+func retryableStatus(code int) bool {
+	switch {
+	case code == http.StatusRequestTimeout, code == http.StatusTooManyRequests:
+		return true
+	case code >= 500 && code != http.StatusNotImplemented && code != http.StatusHTTPVersionNotSupported:
+		return true
+	}
+	return false
+}
+
+// retryAfter parses a Retry-After header (seconds or an HTTP date).
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(min(s, 1<<31)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
+
+func mediaType(ct string) string {
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		mt, _, _ = strings.Cut(ct, ";")
+		mt = strings.TrimSpace(mt)
+	}
+	return strings.ToLower(mt)
+}
+
+// accepts reports whether mt matches one of Options.ContentTypes.
+func (f *Fetcher) accepts(mt string) bool {
+	for _, p := range f.opt.ContentTypes {
+		switch {
+		case p == "*/*" || p == "*" || p == mt:
+			return true
+		case strings.HasSuffix(p, "/*") && strings.HasPrefix(mt, p[:len(p)-1]):
+			return true
+		}
+	}
+	return false
+}
+
+// decodeBody converts body to UTF-8 from the charset given by the BOM, the
+// Content-Type header, a <meta> tag, or detection, and names that charset.
+func decodeBody(body []byte, contentType string) ([]byte, string) {
+	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	switch {
+	case name == "utf-8":
+		return bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), name
+	case !strings.HasPrefix(name, "utf-16") && isASCII(body):
+		return body, name // every other supported charset is ASCII-compatible
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return body, name
+	}
+	return out, name
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// newRequest builds a request to u with the crawler's headers.
+func (f *Fetcher) newRequest(ctx context.Context, method string, u *url.URL, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w: %w", u, ErrBadURL, err)
+	}
+	req.Header.Set("User-Agent", f.opt.UserAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
+	req.Header.Set("Accept-Language", "en;q=1.0,*;q=0.5")
+	return req, nil
+}
+
+// parseURL parses and canonicalises an absolute http(s) URL: lower-case
+// scheme and host, no default port, no fragment, "/" for an empty path.
+func parseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w: %w", raw, ErrBadURL, err)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("%q: scheme %q: %w", raw, u.Scheme, ErrBadURL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("%q: no host: %w", raw, ErrBadURL)
+	}
+	c, err := canonicalize(u.String())
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w: %w", raw, ErrBadURL, err)
+	}
+	return url.Parse(c)
+}

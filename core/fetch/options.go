@@ -1,0 +1,178 @@
+package fetch
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Version is the dwcrawl version announced in the default User-Agent.
+var Version = "0.1.0-dev"
+
+// InfoURL is the page named in the default User-Agent, where site owners
+// learn what the crawler is and how to keep it out.
+const InfoURL = "https://github.com/dwcrawl/dwcrawl"
+
+// DefaultUserAgent returns "dwcrawl/VERSION (+InfoURL)".
+func DefaultUserAgent() string { return "dwcrawl/" + Version + " (+" + InfoURL + ")" }
+
+// DefaultContentTypes are the media types Fetch accepts unless
+// Options.ContentTypes says otherwise.
+var DefaultContentTypes = []string{"text/html", "application/xhtml+xml"}
+
+// Options configure a Fetcher. Zero limits (MaxBody, Timeout, MaxRedirects,
+// backoff, TTLs) take the defaults shown; Delay and Retries mean what they
+// say when zero (no delay, no retries): start from DefaultOptions for real
+// web crawling.
+type Options struct {
+	// UserAgent is sent with every request. Default DefaultUserAgent().
+	UserAgent string
+	// RobotsAgent is the product token looked up in robots.txt user-agent
+	// lines (case-insensitive). Default "dwcrawl".
+	RobotsAgent string
+	// IgnoreRobots skips robots.txt entirely (testbed experiments only).
+	IgnoreRobots bool
+
+	// Delay is the minimum time between the end of one request to a host and
+	// the start of the next. A robots.txt crawl-delay larger than Delay wins.
+	Delay time.Duration
+	// MaxCrawlDelay caps the crawl-delay a robots.txt may impose. Default 30s.
+	MaxCrawlDelay time.Duration
+
+	// Timeout bounds one attempt (connect, headers and body). Default 30s.
+	Timeout time.Duration
+	// Retries is the number of extra attempts after a retryable failure
+	// (5xx, 429, 408, timeout, connection reset).
+	Retries int
+	// BackoffBase is the backoff before the first retry; it doubles on each
+	// retry up to BackoffMax, and half of it is random jitter. Defaults
+	// 500ms and 30s.
+	BackoffBase, BackoffMax time.Duration
+	// MaxRetryAfter is the longest Retry-After the fetcher waits for; a
+	// server asking for more fails the fetch at once. Default 2m.
+	MaxRetryAfter time.Duration
+	// Seed seeds the backoff jitter.
+	Seed uint64
+
+	// MaxBody is the largest body read; longer bodies are truncated and
+	// flagged. Default 4 MiB.
+	MaxBody int64
+	// MaxRedirects is the longest redirect chain followed. Default 10.
+	MaxRedirects int
+	// ContentTypes lists the media types Fetch accepts ("text/*" and "*/*"
+	// patterns allowed). Default DefaultContentTypes. Do ignores it.
+	ContentTypes []string
+
+	// RobotsTTL is how long robots.txt rules are cached. Default 24h.
+	RobotsTTL time.Duration
+	// RobotsErrorTTL is how long a host whose robots.txt answered 5xx or
+	// could not be fetched stays disallowed. Default 10m.
+	RobotsErrorTTL time.Duration
+	// MaxRobotsSize is the largest robots.txt read. Default 500 KiB.
+	MaxRobotsSize int64
+
+	// AllowPrivate lets the fetcher reach loopback, private and link-local
+	// addresses (tests against local servers, intranet crawls).
+	AllowPrivate bool
+	// Transport, when set, carries every request (testbed mode: simweb's
+	// in-process transport); no dialing happens and the address policy is
+	// replaced by AllowHost, which is then required.
+	Transport http.RoundTripper
+	// AllowHost decides which host names (lower-case, without port) may be
+	// fetched. Required with Transport; optional otherwise (an extra filter).
+	AllowHost func(host string) bool
+
+	// MaxHosts bounds the per-host state kept (politeness, robots cache);
+	// idle hosts beyond it are forgotten. Default 100000.
+	MaxHosts int
+
+	// Clock reads time and sleeps. Default the system clock.
+	Clock Clock
+	// Logger receives debug logs of retries and robots decisions. Default
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultOptions returns the settings for crawling the real web: a one
+// second delay per host and three retries.
+func DefaultOptions() Options {
+	return Options{Delay: time.Second, Retries: 3}
+}
+
+func (o *Options) fill() {
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent()
+	}
+	if o.RobotsAgent == "" {
+		o.RobotsAgent = "dwcrawl"
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.MaxCrawlDelay, 30*time.Second)
+	def(&o.Timeout, 30*time.Second)
+	def(&o.BackoffBase, 500*time.Millisecond)
+	def(&o.BackoffMax, 30*time.Second)
+	def(&o.MaxRetryAfter, 2*time.Minute)
+	def(&o.RobotsTTL, 24*time.Hour)
+	def(&o.RobotsErrorTTL, 10*time.Minute)
+	if o.Retries < 0 {
+		o.Retries = 0
+	}
+	if o.Delay < 0 {
+		o.Delay = 0
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 4 << 20
+	}
+	if o.MaxRobotsSize <= 0 {
+		o.MaxRobotsSize = 500 << 10
+	}
+	if o.MaxRedirects <= 0 {
+		o.MaxRedirects = 10
+	}
+	if o.ContentTypes == nil {
+		o.ContentTypes = DefaultContentTypes
+	}
+	if o.MaxHosts <= 0 {
+		o.MaxHosts = 100000
+	}
+	if o.Clock == nil {
+		o.Clock = SystemClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Clock is the fetcher's source of time. Tests use a fake clock whose Sleep
+// advances Now instantly, so politeness and backoff are checked exactly.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d or until ctx is done, returning ctx.Err() then.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Sleep waits for d or until ctx is done.
+func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,268 @@
+package form
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+
+	"github.com/dwcrawl/dwcrawl/core/learn"
+	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/core/text"
+)
+
+// DSFC is HIFI's domain-specific form classifier: for a searchable form,
+// is it in a given domain? One linear SVM per domain (one-vs-rest over the
+// twelve domains and [OtherDomain]) on the tf-idf vector of the form's text
+// ([FormTerms]: labels, option texts, captions, placeholders, field names,
+// the form's own text and the text around it), with Platt-scaled
+// probabilities.
+type DSFC struct {
+	Vec *learn.TFIDF `json:"tfidf"`
+	SVM *learn.OVR   `json:"svm"`
+}
+
+// DomainExample is a form labelled with its domain.
+type DomainExample struct {
+	Domain string
+	Form   page.Form
+}
+
+// maxOptions bounds the options read from one select: long country or
+// year lists say little and cost time.
+const maxOptions = 30
+
+// FormText returns the text the domain classifier reads from f.
+func FormText(f *page.Form) string {
+	var sb strings.Builder
+	w := func(s string) {
+		if s != "" {
+			sb.WriteString(s)
+			sb.WriteByte(' ')
+		}
+	}
+	for i := range f.Fields {
+		fd := &f.Fields[i]
+		if strings.EqualFold(fd.Type, "hidden") {
+			continue
+		}
+		w(fd.Label)
+		w(fd.Placeholder)
+		w(fd.Name)
+		if !strings.EqualFold(fd.Type, "password") && len(fd.Value) < 60 {
+			w(fd.Value)
+		}
+		for j, o := range fd.Options {
+			if j >= maxOptions {
+				break
+			}
+			w(o.Text)
+		}
+	}
+	for _, s := range f.Submits {
+		w(s)
+	}
+	if u, err := url.Parse(f.Action); err == nil {
+		w(u.Path)
+	}
+	w(f.Text)
+	w(f.Context)
+	return sb.String()
+}
+
+// FormTerms returns the stemmed, stop-word-free terms of [FormText].
+func FormTerms(f *page.Form) []string { return text.Terms(FormText(f)) }
+
+// DSFCOptions tune [TrainDSFC].
+type DSFCOptions struct {
+	SVM         learn.SVMOptions
+	MinDF       int // drop terms in fewer training forms (default 2)
+	MaxFeatures int // keep the most frequent terms (default 5000)
+}
+
+// TrainDSFC trains the domain classifier on labelled forms (at least two
+// domains).
+func TrainDSFC(ex []DomainExample, opt DSFCOptions) (*DSFC, error) {
+	if opt.MinDF <= 0 {
+		opt.MinDF = 2
+	}
+	if opt.MaxFeatures <= 0 {
+		opt.MaxFeatures = 5000
+	}
+	opt.SVM.Balanced = true
+	docs := make([][]string, len(ex))
+	labels := make([]string, len(ex))
+	for i := range ex {
+		docs[i] = FormTerms(&ex[i].Form)
+		labels[i] = ex[i].Domain
+	}
+	vec := learn.FitTFIDF(docs, opt.MinDF, opt.MaxFeatures)
+	X := make([]learn.Sparse, len(docs))
+	for i, d := range docs {
+		X[i] = vec.Transform(d)
+	}
+	svm, err := learn.TrainOVR(X, labels, vec.Dim(), opt.SVM)
+	if err != nil {
+		return nil, fmt.Errorf("train dsfc: %w", err)
+	}
+	return &DSFC{Vec: vec, SVM: svm}, nil
+}
+
+// Domains returns the classes the classifier knows.
+func (d *DSFC) Domains() []string { return d.SVM.Classes }
+
+// Probs returns P(domain | f) for every class, normalised over classes.
+func (d *DSFC) Probs(f *page.Form) map[string]float64 {
+	p := d.SVM.Probs(d.Vec.Transform(FormTerms(f)))
+	out := make(map[string]float64, len(p))
+	for i, c := range d.SVM.Classes {
+		out[c] = p[i]
+	}
+	return out
+}
+
+// Best returns the most probable domain of f and its probability.
+func (d *DSFC) Best(f *page.Form) (string, float64) {
+	return d.SVM.Predict(d.Vec.Transform(FormTerms(f)))
+}
+
+// InDomain returns the in-domain probability of f for one domain: the
+// Platt output of that domain's own SVM (in-domain vs out-of-domain). It is
+// 0 for an unknown domain.
+func (d *DSFC) InDomain(f *page.Form, domain string) float64 {
+	x := d.Vec.Transform(FormTerms(f))
+	if len(d.SVM.Models) == 1 {
+		p := d.SVM.Probs(x)
+		for i, c := range d.SVM.Classes {
+			if c == domain {
+				return p[i]
+			}
+		}
+		return 0
+	}
+	for i, c := range d.SVM.Classes {
+		if c == domain {
+			return d.SVM.Models[i].Prob(x)
+		}
+	}
+	return 0
+}
+
+// Evaluate scores the classifier on labelled forms.
+func (d *DSFC) Evaluate(ex []DomainExample) *learn.Confusion {
+	c := learn.NewConfusion(d.SVM.Classes...)
+	for i := range ex {
+		p, _ := d.Best(&ex[i].Form)
+		c.Add(ex[i].Domain, p)
+	}
+	return c
+}
+
+// BundledDomainExamples generates perDomain training forms for each of the
+// twelve domains and [OtherDomain] from the bundled vocabulary
+// ([Vocabulary]): keyword boxes and multi-attribute forms whose labels,
+// options and surrounding text are drawn from the domain's curated labels
+// and real values and sentences. The same seed gives the same forms.
+func BundledDomainExamples(seed uint64, perDomain int) ([]DomainExample, error) {
+	voc, err := Vocabulary()
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0xd5fc))
+	var out []DomainExample
+	for _, d := range domainClasses() {
+		v := voc[d]
+		for range perDomain {
+			out = append(out, DomainExample{Domain: d, Form: genForm(rng, v, voc[OtherDomain])})
+		}
+	}
+	return out, nil
+}
+
+var (
+	boxNames = []string{"q", "query", "keywords", "search", "s", "kw", "term", "k"}
+	captions = []string{"Search", "Go", "Find", "Submit", "Search now", "GO", "Show results", ""}
+	siteText = []string{"Home", "About us", "Contact", "Sign in", "Help", "Advanced search", "Privacy", "My account"}
+)
+
+func pick(rng *rand.Rand, xs []string) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return xs[rng.IntN(len(xs))]
+}
+
+func fieldName(label string) string {
+	return strings.Join(text.Tokenize(label), "_")
+}
+
+// genForm makes one synthetic searchable form of a domain.
+func genForm(rng *rand.Rand, v, generic DomainVocab) page.Form {
+	f := page.Form{Method: "GET", Action: "http://example.test/search"}
+	var words []string
+	if rng.IntN(3) == 0 {
+		// Keyword box, maybe with a category select.
+		prompt := pick(rng, v.Boxes)
+		fd := page.Field{Tag: "input", Type: "text", Name: pick(rng, boxNames)}
+		if rng.IntN(2) == 0 {
+			fd.Placeholder = prompt
+		} else {
+			fd.Label = prompt
+		}
+		f.Fields = append(f.Fields, fd)
+		words = append(words, prompt)
+		if rng.IntN(3) == 0 {
+			f.Fields = append(f.Fields, genSelect(rng, pick(rng, v.Labels), v.Values))
+		}
+	} else {
+		n := 2 + rng.IntN(5)
+		for range n {
+			label := pick(rng, v.Labels)
+			if rng.IntN(10) == 0 {
+				label = pick(rng, generic.Labels)
+			}
+			if rng.IntN(2) == 0 && len(v.Values) > 0 {
+				f.Fields = append(f.Fields, genSelect(rng, label, v.Values))
+			} else {
+				fd := page.Field{Tag: "input", Type: "text", Name: fieldName(label), Label: label}
+				if rng.IntN(3) == 0 {
+					fd.Placeholder = "e.g. " + pick(rng, v.Values)
+				}
+				f.Fields = append(f.Fields, fd)
+			}
+			words = append(words, label)
+		}
+		if rng.IntN(3) == 0 {
+			f.Method = "POST"
+		}
+	}
+	if c := pick(rng, captions); c != "" {
+		f.Submits = []string{c}
+		words = append(words, c)
+	}
+	f.Text = strings.Join(words, " ")
+	var ctx []string
+	ctx = append(ctx, pick(rng, siteText))
+	for range 1 + rng.IntN(3) {
+		ctx = append(ctx, pick(rng, v.Phrases))
+	}
+	if len(v.Context) > 0 && rng.IntN(2) == 0 {
+		ctx = append(ctx, pick(rng, v.Context))
+	}
+	for range rng.IntN(4) {
+		ctx = append(ctx, pick(rng, v.Values))
+	}
+	rng.Shuffle(len(ctx), func(i, j int) { ctx[i], ctx[j] = ctx[j], ctx[i] })
+	f.Context = strings.Join(ctx, ". ")
+	return f
+}
+
+func genSelect(rng *rand.Rand, label string, values []string) page.Field {
+	fd := page.Field{Tag: "select", Name: fieldName(label), Label: label}
+	fd.Options = append(fd.Options, page.Option{Value: "", Text: "Any " + strings.ToLower(label), Selected: true})
+	for range 3 + rng.IntN(6) {
+		val := pick(rng, values)
+		fd.Options = append(fd.Options, page.Option{Value: fieldName(val), Text: val})
+	}
+	return fd
+}

@@ -1,0 +1,328 @@
+package form
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/dwcrawl/dwcrawl/core/learn"
+	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/core/text"
+)
+
+// wordGroup recognises the tokens of one purpose (search, login, …): exact
+// short words and substrings of longer tokens ("searchbox", "loginform").
+type wordGroup struct {
+	name     string
+	exact    map[string]bool
+	contains []string
+}
+
+func group(name, exact, contains string) wordGroup {
+	g := wordGroup{name: name, exact: make(map[string]bool), contains: strings.Fields(contains)}
+	for _, w := range strings.Fields(exact) {
+		g.exact[w] = true
+	}
+	return g
+}
+
+func (g wordGroup) match(tok string) bool {
+	if g.exact[tok] {
+		return true
+	}
+	if len(tok) < 3 {
+		return false
+	}
+	for _, c := range g.contains {
+		if strings.Contains(tok, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g wordGroup) count(toks []string) float64 {
+	n := 0
+	for _, t := range toks {
+		if g.match(t) {
+			n++
+		}
+	}
+	return float64(n)
+}
+
+// The word groups are multilingual where Formasaurus's pages are (English,
+// Russian, German, French, Spanish, …), but kept to words whose meaning is
+// unambiguous in a form.
+var (
+	gSearch = group("search",
+		"q s k kw qs key keys go find query term terms keyword keywords lookup sq qt ok los srch sch "+
+			"buscar busca suche suchen sok sog søg sök haku ara arama cerca ricerca zoek zoeken szukaj hledat trouver chercher keres "+
+			"pesquisa pesquisar procurar найти искать поиск 搜索 搜尋 検索 검색",
+		"search query keyword suche suchbegriff suchstring recherch busc zoek keres pesquis поиск найт искат 搜 検索 검색")
+	gFilter = group("filter",
+		"limit sort sortby orderby per",
+		"filter filtr sortier")
+	gLogin = group("login",
+		"user usr pass pw log",
+		"login logon signin passw pwd passwd auth username session remember logged вход войти парол anmeld connexion")
+	gRegister = group("register",
+		"join",
+		"regist signup confirm repeat retype birth gender agree terms create captcha firstname lastname регистр")
+	gRecover = group("recover", "",
+		"forgot lost reset recover remind restore восстанов")
+	gContact = group("contact",
+		"name msg phone tel body",
+		"contact message comment subject feedback inquir enquir question review reply сообщ коммент")
+	gNewsletter = group("newsletter", "",
+		"newsletter subscri mailing maillist рассылк подпис")
+	gOrder = group("order",
+		"add buy qty item size",
+		"cart basket quantit order checkout product sku price shipping wishlist корзин купить")
+	gEmail = group("email", "", "email mail почт")
+	groups = []wordGroup{gSearch, gFilter, gLogin, gRegister, gRecover, gContact, gNewsletter, gOrder, gEmail}
+)
+
+// view is a form broken into the token sources the features read.
+type view struct {
+	f                                                         *page.Form
+	text, search, password, email, hidden, checkbox, radio    int
+	selects, textarea, file, submitFields, other, visible     int
+	options, required, labels                                 int
+	action, names, hiddenNames, attrs, captions, hints, words []string
+	mainName                                                  string // name of the first visible text box
+}
+
+func isTextType(t string) bool {
+	switch t {
+	case "", "text", "search":
+		return true
+	}
+	return false
+}
+
+func newView(f *page.Form) *view {
+	v := &view{f: f}
+	for i := range f.Fields {
+		fd := &f.Fields[i]
+		typ := strings.ToLower(strings.TrimSpace(fd.Type))
+		tag := strings.ToLower(fd.Tag)
+		switch {
+		case tag == "select":
+			v.selects++
+			v.options += len(fd.Options)
+		case tag == "textarea":
+			v.textarea++
+		case tag == "button" || typ == "submit" || typ == "image" || typ == "button" || typ == "reset":
+			if typ != "reset" && typ != "button" || tag == "button" {
+				v.submitFields++
+			}
+			v.captions = append(v.captions, text.Tokenize(fd.Value+" "+fd.Name+" "+fd.ID+" "+fd.Label)...)
+			continue
+		case typ == "hidden":
+			v.hidden++
+			v.hiddenNames = append(v.hiddenNames, text.Tokenize(fd.Name+" "+fd.ID)...)
+			continue
+		case typ == "password":
+			v.password++
+		case typ == "email":
+			v.email++
+		case typ == "checkbox":
+			v.checkbox++
+		case typ == "radio":
+			v.radio++
+		case typ == "file":
+			v.file++
+		case isTextType(typ):
+			if typ == "search" {
+				v.search++
+			}
+			v.text++
+			if v.mainName == "" {
+				v.mainName = strings.ToLower(fd.Name)
+				if v.mainName == "" {
+					v.mainName = strings.ToLower(fd.ID)
+				}
+			}
+			v.hints = append(v.hints, text.Tokenize(fd.Value)...)
+		default:
+			v.other++
+		}
+		v.visible++
+		if fd.Required {
+			v.required++
+		}
+		if fd.Label != "" {
+			v.labels++
+		}
+		v.names = append(v.names, text.Tokenize(fd.Name+" "+fd.ID)...)
+		v.hints = append(v.hints, text.Tokenize(fd.Placeholder+" "+fd.Label)...)
+	}
+	for _, s := range f.Submits {
+		v.captions = append(v.captions, text.Tokenize(s)...)
+	}
+	v.action = actionTokens(f.Action)
+	v.attrs = text.Tokenize(f.ID + " " + f.Name + " " + f.Class)
+	v.words = text.Tokenize(f.Text)
+	return v
+}
+
+// searchName reports whether a text box's name says "search query": the
+// whole name is a search word ("q", "query", "keywords"), or one of its
+// tokens of three letters or more is ("searchTerm", "site_search"); a
+// one-letter token inside a longer name ("q1_name") does not count.
+func searchName(name string) bool {
+	if name == "" {
+		return false
+	}
+	if gSearch.match(name) {
+		return true
+	}
+	for _, t := range text.Tokenize(name) {
+		if len(t) >= 3 && gSearch.match(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// actionTokens returns the tokens of an action URL's path and query
+// parameter names (the host is left to the external-engine rule).
+func actionTokens(action string) []string {
+	u, err := url.Parse(action)
+	if err != nil {
+		return text.Tokenize(action)
+	}
+	toks := text.Tokenize(u.Path)
+	for k := range u.Query() {
+		toks = append(toks, text.Tokenize(k)...)
+	}
+	return toks
+}
+
+type feature struct {
+	name string
+	f    func(v *view) float64
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// structural lists the SFC's attributes, in model order. Changing it
+// changes the model format: bump structuralVersion.
+var structural = buildStructural()
+
+// structuralVersion identifies the attribute list a model was trained on.
+const structuralVersion = 1
+
+func buildStructural() []feature {
+	fs := []feature{
+		{"text_inputs", func(v *view) float64 { return float64(v.text) }},
+		{"search_type_inputs", func(v *view) float64 { return float64(v.search) }},
+		{"password_fields", func(v *view) float64 { return float64(v.password) }},
+		{"email_inputs", func(v *view) float64 { return float64(v.email) }},
+		{"hidden_fields", func(v *view) float64 { return float64(v.hidden) }},
+		{"checkboxes", func(v *view) float64 { return float64(v.checkbox) }},
+		{"radios", func(v *view) float64 { return float64(v.radio) }},
+		{"selects", func(v *view) float64 { return float64(v.selects) }},
+		{"select_options", func(v *view) float64 { return float64(v.options) }},
+		{"textareas", func(v *view) float64 { return float64(v.textarea) }},
+		{"file_inputs", func(v *view) float64 { return float64(v.file) }},
+		{"other_inputs", func(v *view) float64 { return float64(v.other) }},
+		{"submits", func(v *view) float64 { return float64(max(v.submitFields, len(v.f.Submits))) }},
+		{"visible_fields", func(v *view) float64 { return float64(v.visible) }},
+		{"required_fields", func(v *view) float64 { return float64(v.required) }},
+		{"labelled_fields", func(v *view) float64 { return float64(v.labels) }},
+		{"text_fraction", func(v *view) float64 {
+			if v.visible == 0 {
+				return 0
+			}
+			return float64(v.text) / float64(v.visible)
+		}},
+		{"single_text_box", func(v *view) float64 {
+			return b2f(v.text == 1 && v.password == 0 && v.textarea == 0 && v.email == 0)
+		}},
+		{"method_get", func(v *view) float64 { return b2f(v.f.Method != "POST") }},
+		{"multipart", func(v *view) float64 { return b2f(strings.Contains(strings.ToLower(v.f.Enctype), "multipart")) }},
+		{"action_has_query", func(v *view) float64 { return b2f(strings.Contains(v.f.Action, "?")) }},
+		{"main_box_search_name", func(v *view) float64 { return b2f(searchName(v.mainName)) }},
+		{"caption_empty", func(v *view) float64 { return b2f(len(v.captions) == 0) }},
+		{"form_words", func(v *view) float64 { return float64(len(v.words)) }},
+	}
+	sources := []struct {
+		name string
+		toks func(v *view) []string
+	}{
+		{"action", func(v *view) []string { return v.action }},
+		{"names", func(v *view) []string { return v.names }},
+		{"hidden", func(v *view) []string { return v.hiddenNames }},
+		{"attrs", func(v *view) []string { return v.attrs }},
+		{"caption", func(v *view) []string { return v.captions }},
+		{"hints", func(v *view) []string { return v.hints }},
+		{"text", func(v *view) []string { return v.words }},
+	}
+	for _, g := range groups {
+		for _, s := range sources {
+			fs = append(fs, feature{s.name + "_" + g.name, func(v *view) float64 { return g.count(s.toks(v)) }})
+		}
+	}
+	return fs
+}
+
+// StructuralAttrs returns the attributes of [Structural] vectors.
+func StructuralAttrs() []learn.Attr {
+	out := make([]learn.Attr, len(structural))
+	for i, f := range structural {
+		out[i] = learn.Attr{Name: f.name, Kind: learn.Continuous}
+	}
+	return out
+}
+
+// Structural returns the structural features of f in [StructuralAttrs]
+// order: control counts by type, method, the single-text-box shape, and
+// how many tokens of each purpose (search, login, register, recover,
+// contact, newsletter, order, email) appear in the action URL, the field
+// names, the hidden field names, the form's id/name/class, the submit
+// captions, the placeholders/labels and the form's text.
+func Structural(f *page.Form) []float64 {
+	v := newView(f)
+	x := make([]float64, len(structural))
+	for i, ft := range structural {
+		x[i] = ft.f(v)
+	}
+	return x
+}
+
+// Tokens returns the form's prefixed tokens for the token-level models:
+// "a:" action path, "n:" field names/ids, "h:" hidden names, "f:" form
+// id/name/class, "s:" captions, "p:" placeholders/labels/values,
+// "t:" form text (stemmed, stop words dropped), "ty:" field types and
+// "m:" method.
+func Tokens(f *page.Form) []string {
+	v := newView(f)
+	var out []string
+	add := func(prefix string, toks []string) {
+		for _, t := range toks {
+			out = append(out, prefix+t)
+		}
+	}
+	add("a:", v.action)
+	add("n:", v.names)
+	add("h:", v.hiddenNames)
+	add("f:", v.attrs)
+	add("s:", v.captions)
+	add("p:", v.hints)
+	add("t:", text.Terms(f.Text))
+	for _, fd := range f.Fields {
+		typ := strings.ToLower(fd.Type)
+		if typ == "" {
+			typ = strings.ToLower(fd.Tag)
+		}
+		out = append(out, "ty:"+typ)
+	}
+	out = append(out, "m:"+strings.ToLower(f.Method))
+	return out
+}

@@ -1,0 +1,223 @@
+package frontier
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// pq is a persisted priority queue without locking: the shared core of
+// Queue, SiteFrontier and LevelFrontier.
+type pq struct {
+	name  string // the store queue it persists to
+	st    Store
+	h     itemHeap
+	index map[string]*Item
+	seq   *uint64 // insertion counter, shared by the queues of one frontier
+}
+
+func newPQ(name string, st Store, seq *uint64) *pq {
+	return &pq{name: name, st: st, index: map[string]*Item{}, seq: seq}
+}
+
+// push adds it, or updates the score and data of an item with its URL.
+func (q *pq) push(it Item) (*Item, error) {
+	if math.IsNaN(it.Score) {
+		return nil, fmt.Errorf("frontier %s: push %s: score is NaN", q.name, it.URL)
+	}
+	if it.Site == "" {
+		it.Site = SiteOf(it.URL)
+	}
+	if old := q.index[it.URL]; old != nil {
+		old.Score, old.Depth, old.Data = it.Score, it.Depth, it.Data
+		if err := persist(q.st, q.name, old); err != nil {
+			return nil, err
+		}
+		q.h.fix(old)
+		return old, nil
+	}
+	p := &it
+	if err := persist(q.st, q.name, p); err != nil {
+		return nil, err
+	}
+	q.insert(p)
+	return p, nil
+}
+
+// insert adds an item that is already persisted.
+func (q *pq) insert(p *Item) {
+	*q.seq++
+	p.seq = *q.seq
+	q.index[p.URL] = p
+	q.h.push(p)
+}
+
+func (q *pq) pop() (*Item, error) {
+	if len(q.h) == 0 {
+		return nil, nil
+	}
+	p := q.h.top()
+	if err := unpersist(q.st, q.name, p.URL); err != nil {
+		return nil, err
+	}
+	q.h.pop()
+	delete(q.index, p.URL)
+	return p, nil
+}
+
+// take removes p from memory only (the caller persists the move).
+func (q *pq) take(p *Item) {
+	q.h.remove(p)
+	delete(q.index, p.URL)
+}
+
+func (q *pq) remove(url string) (bool, error) {
+	p := q.index[url]
+	if p == nil {
+		return false, nil
+	}
+	if err := unpersist(q.st, q.name, url); err != nil {
+		return false, err
+	}
+	q.take(p)
+	return true, nil
+}
+
+// rescore applies fn to every item, persists the changed scores and
+// reorders the heap.
+func (q *pq) rescore(fn func(*Item) float64) error {
+	var firstErr error
+	for _, e := range q.h {
+		p := e.it
+		s := fn(p)
+		if s == p.Score || math.IsNaN(s) {
+			continue
+		}
+		p.Score = s
+		if err := persist(q.st, q.name, p); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	q.h.init()
+	return firstErr
+}
+
+// load reads the queue's persisted entries into memory.
+func (q *pq) load() (int, error) {
+	if q.st == nil {
+		return 0, nil
+	}
+	n := 0
+	err := q.st.ScanFrontier(q.name, func(e store.FrontierEntry) error {
+		if old := q.index[e.URL]; old != nil {
+			return nil
+		}
+		q.insert(itemFromEntry(e))
+		n++
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("frontier %s: load: %w", q.name, err)
+	}
+	return n, nil
+}
+
+// Queue is a persisted best-first priority queue of URLs: the frontier of
+// the bestfirst strategy. A URL is in it at most once; pushing it again
+// updates its score. Safe for concurrent use.
+type Queue struct {
+	mu  sync.Mutex
+	seq uint64
+	q   *pq
+}
+
+// NewQueue returns an empty queue persisting to st under the store queue
+// name (st may be nil: memory only).
+func NewQueue(name string, st Store) *Queue {
+	q := &Queue{}
+	q.q = newPQ(name, st, &q.seq)
+	return q
+}
+
+// Name returns the store queue name.
+func (q *Queue) Name() string { return q.q.name }
+
+// Load adds the queue's persisted entries (a resumed crawl) and returns how
+// many were added.
+func (q *Queue) Load() (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.q.load()
+}
+
+// Push adds it or updates the item with its URL. An empty Site is filled in
+// from the URL.
+func (q *Queue) Push(it Item) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	_, err := q.q.push(it)
+	return err
+}
+
+// Pop removes and returns the best item; ok is false when the queue is
+// empty.
+func (q *Queue) Pop() (it Item, ok bool, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	p, err := q.q.pop()
+	if p == nil || err != nil {
+		return Item{}, false, err
+	}
+	return *p, true, nil
+}
+
+// Peek returns the best item without removing it.
+func (q *Queue) Peek() (Item, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.q.h) == 0 {
+		return Item{}, false
+	}
+	return *q.q.h.top(), true
+}
+
+// Remove deletes url from the queue, reporting whether it was there.
+func (q *Queue) Remove(url string) (bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.q.remove(url)
+}
+
+// Get returns the queued item of url.
+func (q *Queue) Get(url string) (Item, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if p := q.q.index[url]; p != nil {
+		return *p, true
+	}
+	return Item{}, false
+}
+
+// Contains reports whether url is queued.
+func (q *Queue) Contains(url string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.q.index[url] != nil
+}
+
+// Len returns the number of queued items.
+func (q *Queue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.q.h)
+}
+
+// Rescore gives every item the score fn returns (NaN keeps the old one) and
+// reorders the queue: after a ranker or classifier has learnt.
+func (q *Queue) Rescore(fn func(*Item) float64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.q.rescore(fn)
+}

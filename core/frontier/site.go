@@ -1,0 +1,166 @@
+package frontier
+
+import (
+	"sync"
+
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// SiteFrontier is SmartCrawler's site frontier (Algorithm 2): sites found on
+// pages with searchable forms wait in the high-priority queue, all others in
+// the low-priority queue, each ordered by site rank; Pop takes the best high
+// site, and when the high queue is empty the whole low queue moves into it.
+// Items are sites: URL is the site key (canon.Site form). Safe for
+// concurrent use by the crawl workers.
+type SiteFrontier struct {
+	mu         sync.Mutex
+	seq        uint64
+	high, low  *pq
+	promotions int
+}
+
+// NewSiteFrontier returns an empty site frontier persisting to st under the
+// queues store.QueueHigh and store.QueueLow (st may be nil: memory only).
+func NewSiteFrontier(st Store) *SiteFrontier {
+	f := &SiteFrontier{}
+	f.high = newPQ(store.QueueHigh, st, &f.seq)
+	f.low = newPQ(store.QueueLow, st, &f.seq)
+	return f
+}
+
+// Load adds the persisted sites of both queues (a resumed crawl) and
+// returns how many were added.
+func (f *SiteFrontier) Load() (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, err := f.high.load()
+	if err != nil {
+		return n, err
+	}
+	m, err := f.low.load()
+	return n + m, err
+}
+
+// Push queues a site, in the high queue when high is set. A site already
+// queued gets the new score and data, and moves up from the low to the high
+// queue when high is set; it never moves down.
+func (f *SiteFrontier) Push(it Item, high bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if it.Site == "" {
+		it.Site = it.URL
+	}
+	if f.high.index[it.URL] != nil {
+		_, err := f.high.push(it)
+		return err
+	}
+	if p := f.low.index[it.URL]; p != nil {
+		if !high {
+			_, err := f.low.push(it)
+			return err
+		}
+		moved := *p
+		moved.Score, moved.Depth, moved.Data = it.Score, it.Depth, it.Data
+		if err := persist(f.high.st, f.high.name, &moved); err != nil {
+			return err
+		}
+		f.low.take(p)
+		*p = moved
+		f.high.insert(p)
+		return nil
+	}
+	q := f.low
+	if high {
+		q = f.high
+	}
+	_, err := q.push(it)
+	return err
+}
+
+// Pop removes and returns the best site of the high queue, first moving the
+// low queue into the high one if the high queue is empty (Algorithm 2).
+func (f *SiteFrontier) Pop() (it Item, ok bool, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.high.h) == 0 && len(f.low.h) > 0 {
+		if err := f.promoteLocked(); err != nil {
+			return Item{}, false, err
+		}
+	}
+	p, err := f.high.pop()
+	if p == nil || err != nil {
+		return Item{}, false, err
+	}
+	return *p, true, nil
+}
+
+// promoteLocked moves every low site into the empty high queue.
+func (f *SiteFrontier) promoteLocked() error {
+	for _, e := range f.low.h {
+		if err := persist(f.high.st, f.high.name, e.it); err != nil {
+			return err
+		}
+	}
+	f.high.h, f.low.h = f.low.h, f.high.h[:0]
+	f.high.index, f.low.index = f.low.index, f.high.index
+	f.promotions++
+	return nil
+}
+
+// Remove deletes a site from whichever queue holds it.
+func (f *SiteFrontier) Remove(site string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ok, err := f.high.remove(site); ok || err != nil {
+		return ok, err
+	}
+	return f.low.remove(site)
+}
+
+// Contains reports whether site is queued.
+func (f *SiteFrontier) Contains(site string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.high.index[site] != nil || f.low.index[site] != nil
+}
+
+// Get returns the queued site and whether it is in the high queue: to
+// merge what is known about a site before pushing it again.
+func (f *SiteFrontier) Get(site string) (it Item, high, ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p := f.high.index[site]; p != nil {
+		return *p, true, true
+	}
+	if p := f.low.index[site]; p != nil {
+		return *p, false, true
+	}
+	return Item{}, false, false
+}
+
+// Len returns the sizes of the high and low queues.
+func (f *SiteFrontier) Len() (high, low int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.high.h), len(f.low.h)
+}
+
+// Promotions returns how many times the low queue was moved into the high
+// queue.
+func (f *SiteFrontier) Promotions() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.promotions
+}
+
+// Rescore re-ranks every queued site with fn (NaN keeps the old score):
+// after the adaptive learner rebuilt the site feature space.
+func (f *SiteFrontier) Rescore(fn func(*Item) float64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	err := f.high.rescore(fn)
+	if err2 := f.low.rescore(fn); err == nil {
+		err = err2
+	}
+	return err
+}

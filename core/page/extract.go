@@ -1,0 +1,540 @@
+package page
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// nearbyWords is how many words of nearby text a control without a label
+// takes as its label.
+const nearbyWords = 6
+
+type span struct{ start, end int }
+
+type linkState struct {
+	span
+	href, alt, title string
+	nofollow         bool
+}
+
+type formState struct {
+	span
+	f         Form
+	action    string
+	regionEnd int // end of the last owned control
+	fields    []*fieldState
+}
+
+type fieldState struct {
+	span
+	f           Field
+	owners      []int // form ordinals from attrOwnerMark
+	formAttr    string
+	hasFormAttr bool
+	domForm     *formState // nearest form ancestor in the tree
+	wrapLabel   int        // index of the wrapping label, or -1
+	ariaLabel   string
+	caption     string // submit/button caption
+	hasValue    bool
+	labelable   bool
+}
+
+type labelState struct {
+	span
+	inner  []span // controls inside the label, left out of its text
+	hasFor bool
+	used   bool // a wrapping label labels only its first control
+}
+
+// walker collects everything in one pass over the tree.
+type walker struct {
+	buf       textBuf
+	hidden    []span // noscript/template text, kept out of Page.Text
+	hideDepth int
+	mute      int // inside a select or datalist: option text is not page text
+
+	title          string
+	haveTitle      bool
+	baseHref       string
+	haveBase       bool
+	robotsNoFollow bool
+
+	links   []linkState
+	curLink int
+
+	forms     []*formState
+	formByOrd map[int]*formState
+	formByID  map[string]*formState
+	formStack []*formState
+
+	fields     []*fieldState
+	labels     []labelState
+	labelStack []int
+	labelFor   map[string]int
+	curSelect  *fieldState
+	curButton  *fieldState
+}
+
+func extract(doc *goquery.Document, base *url.URL) *Page {
+	w := &walker{curLink: -1}
+	for _, n := range doc.Nodes {
+		w.walk(n)
+	}
+	return w.page(base)
+}
+
+func (w *walker) walk(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			if w.mute == 0 {
+				w.buf.add(c.Data)
+			}
+		case html.ElementNode:
+			w.element(c)
+		}
+	}
+}
+
+func (w *walker) element(n *html.Node) {
+	if n.Namespace != "" { // SVG, MathML: only their text counts
+		if n.Data != "title" && n.Data != "desc" && n.Data != "style" && n.Data != "script" {
+			w.walk(n)
+		}
+		return
+	}
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Iframe, atom.Noembed, atom.Noframes:
+		return
+	case atom.Title:
+		if !w.haveTitle {
+			w.title, w.haveTitle = collapse(textContent(n)), true
+		}
+		return
+	case atom.Base:
+		if href, ok := attr(n, "href"); ok && !w.haveBase {
+			w.baseHref, w.haveBase = href, true
+		}
+		return
+	case atom.Meta:
+		if name, _ := attr(n, "name"); strings.EqualFold(strings.TrimSpace(name), "robots") {
+			if c, _ := attr(n, "content"); strings.Contains(strings.ToLower(c), "nofollow") ||
+				strings.Contains(strings.ToLower(c), "none") {
+				w.robotsNoFollow = true
+			}
+		}
+		return
+	case atom.Noscript, atom.Template:
+		start := w.buf.len()
+		w.hideDepth++
+		w.block(n)
+		w.hideDepth--
+		if w.hideDepth == 0 {
+			w.hidden = append(w.hidden, span{start, w.buf.len()})
+		}
+		return
+	case atom.A, atom.Area:
+		w.link(n)
+		return
+	case atom.Img:
+		w.img(n)
+		return
+	case atom.Form:
+		w.form(n)
+		return
+	case atom.Input, atom.Select, atom.Textarea, atom.Button:
+		w.control(n)
+		return
+	case atom.Label:
+		w.label(n)
+		return
+	case atom.Option:
+		if w.curSelect != nil {
+			w.option(n)
+		}
+	case atom.Datalist:
+		w.mute++
+		w.walk(n)
+		w.mute--
+		return
+	}
+	if isInline(n.DataAtom) {
+		w.walk(n)
+		return
+	}
+	w.block(n)
+}
+
+// block walks an element that separates the text before and after it.
+func (w *walker) block(n *html.Node) {
+	w.buf.brk()
+	w.walk(n)
+	w.buf.brk()
+}
+
+func (w *walker) link(n *html.Node) {
+	href, ok := attr(n, "href")
+	if !ok || w.curLink >= 0 {
+		w.walk(n)
+		return
+	}
+	l := linkState{href: href}
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "rel":
+			l.nofollow = hasToken(a.Val, "nofollow")
+		case "title", "aria-label":
+			if l.title == "" {
+				l.title = a.Val
+			}
+		case "alt": // <area alt>
+			l.alt = a.Val
+		}
+	}
+	l.start = w.buf.len()
+	w.links = append(w.links, l)
+	w.curLink = len(w.links) - 1
+	w.walk(n)
+	w.links[w.curLink].end = w.buf.len()
+	w.curLink = -1
+}
+
+func (w *walker) img(n *html.Node) {
+	w.buf.brk()
+	alt, _ := attr(n, "alt")
+	if alt = collapse(alt); alt == "" {
+		return
+	}
+	if w.curLink >= 0 && w.links[w.curLink].alt == "" {
+		w.links[w.curLink].alt = alt
+	}
+	if w.curButton != nil && w.curButton.caption == "" {
+		w.curButton.caption = alt
+	}
+}
+
+func (w *walker) form(n *html.Node) {
+	fs := &formState{f: Form{Index: len(w.forms)}}
+	ord := -1
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "id":
+			fs.f.ID = a.Val
+		case "name":
+			fs.f.Name = a.Val
+		case "class":
+			fs.f.Class = collapse(a.Val)
+		case "action":
+			fs.action = a.Val
+		case "method":
+			if strings.EqualFold(strings.TrimSpace(a.Val), "post") {
+				fs.f.Method = "POST"
+			}
+		case "enctype":
+			switch e := strings.ToLower(strings.TrimSpace(a.Val)); e {
+			case "multipart/form-data", "text/plain":
+				fs.f.Enctype = e
+			}
+		case attrFormMark:
+			ord = atoi(a.Val)
+		}
+	}
+	if fs.f.Method == "" {
+		fs.f.Method = "GET"
+	}
+	if fs.f.Enctype == "" {
+		fs.f.Enctype = "application/x-www-form-urlencoded"
+	}
+	w.forms = append(w.forms, fs)
+	if ord >= 0 {
+		if w.formByOrd == nil {
+			w.formByOrd = make(map[int]*formState)
+		}
+		w.formByOrd[ord] = fs
+	}
+	if fs.f.ID != "" {
+		if w.formByID == nil {
+			w.formByID = make(map[string]*formState)
+		}
+		if _, dup := w.formByID[fs.f.ID]; !dup {
+			w.formByID[fs.f.ID] = fs
+		}
+	}
+	w.buf.brk()
+	fs.start = w.buf.len()
+	w.formStack = append(w.formStack, fs)
+	w.walk(n)
+	w.formStack = w.formStack[:len(w.formStack)-1]
+	fs.end = w.buf.len()
+	fs.regionEnd = fs.end
+	w.buf.brk()
+}
+
+func (w *walker) control(n *html.Node) {
+	fs := &fieldState{wrapLabel: -1, labelable: true}
+	fs.f.Tag = n.Data
+	var typ, value string
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "type":
+			typ = a.Val
+		case "name":
+			fs.f.Name = a.Val
+		case "id":
+			fs.f.ID = a.Val
+		case "value":
+			value, fs.hasValue = a.Val, true
+		case "placeholder":
+			fs.f.Placeholder = collapse(a.Val)
+		case "aria-label":
+			fs.ariaLabel = collapse(a.Val)
+		case "checked":
+			fs.f.Checked = true
+		case "required":
+			fs.f.Required = true
+		case "multiple":
+			if n.DataAtom == atom.Select {
+				typ = "select-multiple"
+			}
+		case "alt":
+			if n.DataAtom == atom.Input {
+				fs.caption = collapse(a.Val)
+			}
+		case "form":
+			fs.formAttr, fs.hasFormAttr = a.Val, true
+		case attrOwnerMark:
+			for _, o := range strings.Fields(a.Val) {
+				if n := atoi(o); n >= 0 {
+					fs.owners = append(fs.owners, n)
+				}
+			}
+		}
+	}
+	if len(w.formStack) > 0 {
+		fs.domForm = w.formStack[len(w.formStack)-1]
+	}
+	w.buf.brk()
+	fs.start = w.buf.len()
+	switch n.DataAtom {
+	case atom.Input:
+		fs.f.Type = inputType(typ)
+		fs.f.Value = value
+		switch fs.f.Type {
+		case "checkbox", "radio":
+			if !fs.hasValue {
+				fs.f.Value = "on"
+			}
+		case "hidden":
+			fs.labelable = false
+		case "image":
+			if fs.caption == "" {
+				fs.caption = collapse(value)
+			}
+		case "submit", "reset", "button":
+			fs.caption = collapse(value)
+			if !fs.hasValue { // what browsers show on a button without a value
+				switch fs.f.Type {
+				case "submit":
+					fs.caption = "Submit"
+				case "reset":
+					fs.caption = "Reset"
+				}
+			}
+		}
+	case atom.Select:
+		fs.f.Type = "select-one"
+		if typ == "select-multiple" {
+			fs.f.Type = typ
+		}
+		outer := w.curSelect
+		w.curSelect = fs
+		w.mute++
+		w.walk(n)
+		w.mute--
+		w.curSelect = outer
+		fs.f.Value = selectValue(&fs.f)
+	case atom.Textarea:
+		fs.f.Type = "textarea"
+		fs.f.Value = textContent(n)
+		w.walk(n)
+	case atom.Button:
+		fs.f.Type = buttonType(typ)
+		fs.f.Value = value
+		outer := w.curButton
+		w.curButton = fs
+		start := w.buf.len()
+		w.walk(n)
+		w.curButton = outer
+		if c := strings.TrimSpace(string(w.buf.b[start:])); c != "" {
+			fs.caption = c
+		} else if fs.caption == "" {
+			fs.caption = collapse(value)
+		}
+	}
+	fs.f.Checked = fs.f.Checked && (fs.f.Type == "checkbox" || fs.f.Type == "radio")
+	fs.end = w.buf.len()
+	w.buf.brk()
+	for _, li := range w.labelStack {
+		w.labels[li].inner = append(w.labels[li].inner, fs.span)
+	}
+	if k := len(w.labelStack); k > 0 && fs.labelable {
+		li := w.labelStack[k-1]
+		if l := &w.labels[li]; !l.hasFor && !l.used {
+			l.used = true
+			fs.wrapLabel = li
+		}
+	}
+	w.fields = append(w.fields, fs)
+}
+
+func (w *walker) option(n *html.Node) {
+	o := Option{Text: collapse(textContent(n))}
+	value, hasValue := "", false
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "value":
+			value, hasValue = a.Val, true
+		case "selected":
+			o.Selected = true
+		case "label":
+			if o.Text == "" {
+				o.Text = collapse(a.Val)
+			}
+		}
+	}
+	o.Value = o.Text
+	if hasValue {
+		o.Value = value
+	}
+	w.curSelect.f.Options = append(w.curSelect.f.Options, o)
+}
+
+func (w *walker) label(n *html.Node) {
+	l := labelState{}
+	forID, hasFor := attr(n, "for")
+	l.hasFor = hasFor
+	li := len(w.labels)
+	if hasFor && forID != "" {
+		if w.labelFor == nil {
+			w.labelFor = make(map[string]int)
+		}
+		if _, dup := w.labelFor[forID]; !dup {
+			w.labelFor[forID] = li
+		}
+	}
+	l.start = w.buf.len()
+	w.labels = append(w.labels, l)
+	w.labelStack = append(w.labelStack, li)
+	w.walk(n)
+	w.labelStack = w.labelStack[:len(w.labelStack)-1]
+	w.labels[li].end = w.buf.len()
+}
+
+func selectValue(f *Field) string {
+	for _, o := range f.Options {
+		if o.Selected {
+			return o.Value
+		}
+	}
+	if f.Type == "select-one" && len(f.Options) > 0 {
+		return f.Options[0].Value
+	}
+	return ""
+}
+
+var inputTypes = map[string]bool{
+	"text": true, "search": true, "email": true, "password": true, "hidden": true,
+	"checkbox": true, "radio": true, "submit": true, "reset": true, "button": true,
+	"image": true, "file": true, "number": true, "tel": true, "url": true, "date": true,
+	"datetime-local": true, "datetime": true, "month": true, "week": true, "time": true,
+	"range": true, "color": true,
+}
+
+func inputType(t string) string {
+	t = strings.ToLower(strings.TrimSpace(t))
+	if inputTypes[t] {
+		return t
+	}
+	return "text"
+}
+
+func buttonType(t string) string {
+	switch t = strings.ToLower(strings.TrimSpace(t)); t {
+	case "button", "reset":
+		return t
+	}
+	return "submit"
+}
+
+// isInline reports whether an element flows with the text around it (no
+// word break at its edges).
+func isInline(a atom.Atom) bool {
+	switch a {
+	case atom.A, atom.Abbr, atom.B, atom.Bdi, atom.Bdo, atom.Big, atom.Cite, atom.Code,
+		atom.Data, atom.Dfn, atom.Em, atom.Font, atom.I, atom.Kbd, atom.Mark, atom.Nobr,
+		atom.Q, atom.S, atom.Samp, atom.Small, atom.Span, atom.Strike, atom.Strong, atom.Sub,
+		atom.Sup, atom.Time, atom.Tt, atom.U, atom.Var, atom.Wbr, atom.Ins, atom.Del:
+		return true
+	}
+	return false
+}
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// hasToken reports whether the space-separated list s contains tok (any case).
+func hasToken(s, tok string) bool {
+	for _, f := range strings.Fields(s) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// textContent concatenates the text nodes under n.
+func textContent(n *html.Node) string {
+	if c := n.FirstChild; c != nil && c.NextSibling == nil && c.Type == html.TextNode {
+		return c.Data
+	}
+	var b strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				b.WriteString(c.Data)
+			case html.ElementNode:
+				rec(c)
+			}
+		}
+	}
+	rec(n)
+	return b.String()
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+func clamp(v, lo, hi int) int {
+	if hi < lo {
+		return lo
+	}
+	return min(max(v, lo), hi)
+}

@@ -1,0 +1,293 @@
+package page
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// Attributes that markForms adds; extract reads and hides them.
+const (
+	attrFormMark  = "data-dwcrawl-form"  // on <form>: its ordinal among form start tags
+	attrOwnerMark = "data-dwcrawl-owner" // on controls: the ordinal of the form that owns it
+)
+
+// insertion is text to insert before src[at].
+type insertion struct {
+	at   int
+	text string
+}
+
+// openForm is a form the simulation considers open: its ordinal and the
+// element depth at its start tag.
+type openForm struct{ ord, depth int }
+
+// formSim follows the form element pointer of the HTML5 tree builder over
+// the token stream, and the nesting of forms in a tree builder that keeps
+// nested form start tags.
+type formSim struct {
+	forms    int        // form start tags seen
+	open     []openForm // open forms, innermost (the form element pointer) last
+	depth    int        // open (non-void) elements, roughly
+	inSelect bool       // inside a <select>, where the tree builder ignores form tags
+	foreign  int        // depth of <svg>/<math>, where no element holds raw text
+}
+
+// markForms rewrites src (UTF-8) for the HTML5 tree builder so that the
+// resulting tree has the forms the package documents: an end tag is
+// inserted before every <form> that starts while another is open (and a
+// </select> before form tags inside a select, where the builder would ignore
+// them). Each <form> gets attrFormMark with its ordinal; each control seen
+// while a form is open gets attrOwnerMark with the ordinals of the forms
+// that own it: the innermost open form (the form element pointer) and the
+// forms that enclose it, if it was nested inside open elements of theirs.
+// A page without a form start tag is returned as it is.
+func markForms(src []byte) io.Reader {
+	ins, ok := formInsertions(src)
+	if !ok || len(ins) == 0 {
+		return bytes.NewReader(src)
+	}
+	return splice(src, ins)
+}
+
+// formInsertions computes markForms' insertions. ok is false when the token
+// offsets do not add up to src, in which case src should be parsed
+// unmarked (it still parses, only less faithfully).
+func formInsertions(src []byte) (ins []insertion, ok bool) {
+	if !hasFormTag(src) {
+		return nil, true
+	}
+	z := html.NewTokenizer(bytes.NewReader(src))
+	var s formSim
+	pos := 0
+	for {
+		z.AllowCDATA(s.foreign > 0)
+		tt := z.Next()
+		raw := z.Raw()
+		start := pos
+		pos += len(raw)
+		if tt == html.ErrorToken {
+			break
+		}
+		switch tt {
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name := tagName(raw[1:])
+			ins = s.startTag(ins, src, start, name, tt == html.SelfClosingTagToken)
+			if name == "noscript" || s.foreign > 0 {
+				// Scripting is off (noscript holds markup) and foreign
+				// content has no raw-text elements: as the tree builder.
+				z.NextIsNotRawText()
+			}
+		case html.EndTagToken:
+			ins = s.endTag(ins, start, tagName(raw[2:]))
+		}
+	}
+	return ins, pos == len(src)
+}
+
+func (s *formSim) startTag(ins []insertion, src []byte, start int, name string, selfClosing bool) []insertion {
+	// The tag name follows '<' directly in the raw token.
+	at := start + 1 + len(name)
+	if at > len(src) || src[start] != '<' {
+		return ins
+	}
+	switch name {
+	case "form":
+		return s.formStart(ins, start, at)
+	case "select":
+		// A <select> inside a select closes it instead.
+		s.inSelect = !s.inSelect
+	case "input", "textarea", "keygen":
+		s.inSelect = false
+	case "svg", "math":
+		if !selfClosing {
+			s.foreign++
+		}
+	default:
+		if s.foreign > 0 && breaksOutOfForeign(name) {
+			s.foreign = 0
+		}
+	}
+	if len(s.open) > 0 && isControl(name) {
+		ins = append(ins, insertion{at, s.ownerMark()})
+	}
+	if !selfClosing && !isVoid(name) {
+		s.depth++
+	}
+	return ins
+}
+
+func (s *formSim) formStart(ins []insertion, start, at int) []insertion {
+	pre := ""
+	if s.inSelect {
+		pre, s.inSelect = "</select>", false
+	}
+	if len(s.open) > 0 {
+		// The HTML5 builder would drop this start tag; end the open form
+		// for it (harmless when its pointer is already null).
+		pre += "</form>"
+	}
+	if pre != "" {
+		ins = append(ins, insertion{start, pre})
+	}
+	// Forms with no element of theirs still open around this point end
+	// here; the others enclose the new form.
+	for len(s.open) > 0 && s.open[len(s.open)-1].depth >= s.depth {
+		s.open = s.open[:len(s.open)-1]
+	}
+	s.open = append(s.open, openForm{ord: s.forms, depth: s.depth})
+	s.forms++
+	return append(ins, insertion{at, mark(attrFormMark, s.forms-1)})
+}
+
+// ownerMark lists the innermost open form, then the enclosing forms that
+// still have elements open around the current point.
+func (s *formSim) ownerMark() string {
+	top := len(s.open) - 1
+	b := make([]byte, 0, 32)
+	b = append(b, ' ')
+	b = append(b, attrOwnerMark...)
+	b = append(b, `="`...)
+	b = strconv.AppendInt(b, int64(s.open[top].ord), 10)
+	for i := top - 1; i >= 0; i-- {
+		if s.open[i].depth < s.depth {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(s.open[i].ord), 10)
+		}
+	}
+	return string(append(b, '"'))
+}
+
+func (s *formSim) endTag(ins []insertion, start int, name string) []insertion {
+	switch name {
+	case "form":
+		if s.inSelect {
+			ins = append(ins, insertion{start, "</select>"})
+			s.inSelect = false
+		}
+		// The end tag closes the innermost form; an enclosing form whose
+		// elements are still open owns what follows.
+		if len(s.open) > 0 {
+			s.open = s.open[:len(s.open)-1]
+		}
+		for len(s.open) > 0 && s.open[len(s.open)-1].depth >= s.depth {
+			s.open = s.open[:len(s.open)-1]
+		}
+		return ins
+	case "select":
+		s.inSelect = false
+	case "svg", "math":
+		if s.foreign > 0 {
+			s.foreign--
+		}
+	}
+	if s.depth > 0 {
+		s.depth--
+	}
+	return ins
+}
+
+func isControl(name string) bool {
+	switch name {
+	case "input", "select", "textarea", "button":
+		return true
+	}
+	return false
+}
+
+// breaksOutOfForeign lists the HTML start tags that end SVG/MathML content.
+// isVoid lists the elements that have no end tag.
+func isVoid(name string) bool {
+	switch name {
+	case "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "img",
+		"input", "keygen", "link", "meta", "param", "source", "track", "wbr":
+		return true
+	}
+	return false
+}
+
+func breaksOutOfForeign(name string) bool {
+	switch name {
+	case "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt",
+		"em", "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li",
+		"listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span",
+		"strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var":
+		return true
+	}
+	return false
+}
+
+// tagNames interns the tag names markForms acts on.
+var tagNames = func() map[string]string {
+	m := make(map[string]string)
+	for _, n := range strings.Fields(`form input select textarea button keygen noscript svg math
+		area base basefont bgsound col frame link param source track
+		b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img
+		li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var`) {
+		m[n] = n
+	}
+	return m
+}()
+
+// tagName returns the lower-case tag name at the start of b (a raw tag after
+// its "<" or "</"), as the tokenizer delimits it, if it is one markForms acts
+// on, else "".
+func tagName(b []byte) string {
+	var buf [12]byte
+	n := 0
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r', '\f', '/', '>':
+			return tagNames[string(buf[:n])]
+		}
+		if n == len(buf) {
+			return ""
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return tagNames[string(buf[:n])]
+}
+
+func mark(attr string, ord int) string {
+	return " " + attr + `="` + strconv.Itoa(ord) + `"`
+}
+
+// splice returns a reader of src with the insertions in place, without
+// copying src.
+func splice(src []byte, ins []insertion) io.Reader {
+	rs := make([]io.Reader, 0, 2*len(ins)+1)
+	prev := 0
+	for _, in := range ins {
+		rs = append(rs, bytes.NewReader(src[prev:in.at]), strings.NewReader(in.text))
+		prev = in.at
+	}
+	return io.MultiReader(append(rs, bytes.NewReader(src[prev:]))...)
+}
+
+// hasFormTag reports whether src contains "<form" (any case) followed by a
+// character that ends a tag name.
+func hasFormTag(src []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i+5 > len(src) {
+			return false
+		}
+		if src[i]|0x20 == 'f' && src[i+1]|0x20 == 'o' && src[i+2]|0x20 == 'r' && src[i+3]|0x20 == 'm' {
+			switch src[i+4] {
+			case ' ', '\t', '\n', '\r', '\f', '/', '>':
+				return true
+			}
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package page
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// textBuf accumulates the visible text of a document with white space
+// collapsed to single spaces. Offsets into it (len) delimit the text of
+// links, forms, labels and controls.
+type textBuf struct {
+	b     []byte
+	space bool // a separator is due before the next non-space character
+}
+
+// brk marks a word boundary (an element edge that separates text).
+func (t *textBuf) brk() {
+	if len(t.b) > 0 {
+		t.space = true
+	}
+}
+
+func (t *textBuf) len() int { return len(t.b) }
+
+func (t *textBuf) add(s string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c <= ' ' {
+				if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
+					t.brk()
+				}
+				continue
+			}
+			if t.space {
+				t.b = append(t.b, ' ')
+				t.space = false
+			}
+			t.b = append(t.b, c)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			t.brk()
+		} else {
+			if t.space {
+				t.b = append(t.b, ' ')
+				t.space = false
+			}
+			t.b = append(t.b, s[i:i+size]...)
+		}
+		i += size
+	}
+}
+
+// collapse trims s and collapses its white space runs to single spaces.
+func collapse(s string) string {
+	var t textBuf
+	t.add(s)
+	return string(t.b)
+}
+
+// between returns text[start:end] trimmed, clamped to text.
+func between(text string, start, end int) string {
+	if start < 0 {
+		start = 0
+	}
+	if end > len(text) {
+		end = len(text)
+	}
+	if start >= end {
+		return ""
+	}
+	return strings.TrimSpace(text[start:end])
+}
+
+// lastWords returns the last n words of text[:end].
+func lastWords(text string, end, n int) string {
+	if end > len(text) {
+		end = len(text)
+	}
+	for end > 0 && text[end-1] == ' ' {
+		end--
+	}
+	k := end
+	for words := 0; k > 0 && words < n; {
+		for k > 0 && text[k-1] != ' ' {
+			k--
+		}
+		words++
+		if words < n {
+			for k > 0 && text[k-1] == ' ' {
+				k--
+			}
+		}
+	}
+	return strings.TrimSpace(text[k:end])
+}
+
+// firstWords returns the first n words of text[start:].
+func firstWords(text string, start, n int) string {
+	if start < 0 {
+		start = 0
+	}
+	for start < len(text) && text[start] == ' ' {
+		start++
+	}
+	k := start
+	for words := 0; k < len(text) && words < n; {
+		for k < len(text) && text[k] != ' ' {
+			k++
+		}
+		words++
+		if words < n {
+			for k < len(text) && text[k] == ' ' {
+				k++
+			}
+		}
+	}
+	return strings.TrimSpace(text[start:k])
+}

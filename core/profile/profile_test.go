@@ -1,0 +1,139 @@
+package profile
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/script"
+)
+
+// repoFile finds a file of the repository by walking up from the package dir.
+func repoFile(t *testing.T, rel string) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for {
+		p := filepath.Join(dir, rel)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("%s not found above the package directory", rel)
+		}
+		dir = parent
+	}
+}
+
+func TestLoadAuto(t *testing.T) {
+	p, err := Load(context.Background(), repoFile(t, "domains/auto.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "auto" || p.Domain != "auto" || p.Strategy != "smartcrawler" {
+		t.Errorf("name/domain/strategy = %q/%q/%q", p.Name, p.Domain, p.Strategy)
+	}
+	if len(p.Seeds) < 5 || p.Seeds[0] != "https://www.autotrader.com/" {
+		t.Errorf("seeds = %v", p.Seeds)
+	}
+	if p.Reverse.Plugin != "search/simweb" || p.Stop.MaxDepth != 3 || p.Rank.Alpha != 0.5 ||
+		p.Learn.SitesEvery != 50 || p.Learn.FormsEvery != 100 || p.Politeness.Delay != 2*time.Second {
+		t.Errorf("settings: %+v", p)
+	}
+	s := p.String()
+	for _, want := range []string{"name: auto\n", "  max_depth: 3", "# SC1", "  - https://www.cars.com/\n", "  delay: 2s\n", "user_agent: dwcrawl/0.1 (+https://github.com/dwcrawl/dwcrawl)\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("String() lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tiny.lua")
+	os.WriteFile(path, []byte(`return { keywords = {" Used  CAR ", "used car"}, seeds = {"Example.COM", "http://x.test/a"}, rank = { alpha = 0 } }`), 0o644)
+	p, err := Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Defaults()
+	if p.Name != "tiny" || p.Domain != "tiny" || p.Stop != d.Stop || p.Learn != d.Learn || p.Politeness != d.Politeness || p.Reverse != d.Reverse {
+		t.Errorf("defaults not applied: %+v", p)
+	}
+	if p.Rank.Alpha != 0 || p.Rank.TopK != 20 {
+		t.Errorf("explicit alpha 0 lost or top_k default missing: %+v", p.Rank)
+	}
+	if strings.Join(p.Keywords, "|") != "used car" {
+		t.Errorf("keywords = %q", p.Keywords)
+	}
+	if strings.Join(p.Seeds, " ") != "https://example.com/ http://x.test/a" {
+		t.Errorf("seeds = %q", p.Seeds)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "form.html"), []byte("<form></form>"), 0o644)
+	tests := []struct {
+		name, src, want string
+	}{
+		{"wrong type", "return dw.domain{\n  keywords = {'car'},\n  seeds = {'a.com'},\n  stop = {\n    max_depth = \"3\",\n  },\n}\n",
+			`x.lua:5: stop.max_depth: expected integer, got string "3"`},
+		{"unknown key", "return {\n  keywords = {'car'},\n  seeds = {'a.com'},\n  stop = { max_deph = 3 },\n}\n",
+			`x.lua:4: stop.max_deph: unknown key (did you mean "max_depth"?)`},
+		{"alpha range", "return {\n  keywords = {'car'},\n  seeds = {'a.com'},\n  rank = {\n    alpha = 1.5,\n  },\n}\n",
+			"x.lua:5: rank.alpha: must be in [0,1], got 1.5"},
+		{"no keywords", "return {\n  seeds = {'a.com'},\n}\n", "x.lua:1: keywords: must list at least one topic keyword"},
+		{"bad seed", "return {\n  keywords = {'car'},\n  seeds = {\n    'a.com',\n    'ftp://b.com',\n  },\n}\n",
+			`x.lua:5: seeds[2]: seed must be an http or https URL, got "ftp://b.com"`},
+		{"no seeds nor plugin", "return { keywords = {'car'} }\n", "x.lua:1: seeds: give at least one seed site"},
+		{"bad plugin", "return {\n  keywords = {'car'},\n  reverse = { plugin = 'simweb' },\n}\n",
+			`x.lua:3: reverse.plugin: must name a search plugin as "search/<name>", got "simweb"`},
+		{"bad strategy", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  strategy = 'dfs',\n}\n",
+			`x.lua:3: strategy: must be one of smartcrawler, scdi, ache, bestfirst, got "dfs"`},
+		{"negative learn", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  learn = { forms_every = 0 },\n}\n",
+			"x.lua:3: learn.forms_every: must be at least 1, got 0"},
+		{"missing example", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  forms = { examples = {\n    'form.html',\n    'nope.html',\n  } },\n}\n",
+			"x.lua:5: forms.examples[2]: form example file: stat"},
+		{"bad duration", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  politeness = { delay = 'fast' },\n}\n",
+			`x.lua:3: politeness.delay: expected a duration such as "30s" or "1m30s", got "fast"`},
+		{"syntax", "return {\n  keywords = {'car'}\n  seeds = {'a.com'},\n}\n", "x.lua:3: syntax error near 'seeds'"},
+		{"runtime", "local base = nil\nreturn {\n  keywords = base.keywords,\n}\n", "x.lua:3: attempt to index a non-table object(nil) with key 'keywords'"},
+		{"returns nothing", "local x = 1\n", "x.lua: expected table, got nil"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "x.lua")
+			_, err := LoadSource(context.Background(), path, []byte(tt.src))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var se *script.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("%v is %T, not *script.Error", err, err)
+			}
+			got := strings.TrimPrefix(err.Error(), dir+string(filepath.Separator))
+			if !strings.HasPrefix(got, tt.want) {
+				t.Fatalf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMarshalJSON(t *testing.T) {
+	d := Defaults()
+	d.Name = "x"
+	b, err := d.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"max_pages_no_form":50`, `"delay":"1s"`, `"alpha":0.5`, `"seeds":[]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s: %s", want, b)
+		}
+	}
+}

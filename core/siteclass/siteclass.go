@@ -1,0 +1,272 @@
+package siteclass
+
+import (
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dwcrawl/dwcrawl/core/learn"
+	"github.com/dwcrawl/dwcrawl/core/text"
+)
+
+// Class labels of the underlying Naive Bayes model.
+const (
+	Relevant   = "relevant"
+	Background = "background"
+)
+
+// ModelKind names the model-file kind of a [Classifier].
+const ModelKind = "siteclass"
+
+//go:embed background.txt
+var backgroundFile string
+
+// Doc is one off-topic background document.
+type Doc struct {
+	Topic string
+	Text  string
+}
+
+// BundledBackground returns the embedded off-topic documents.
+func BundledBackground() []Doc {
+	var out []Doc
+	for _, line := range strings.Split(backgroundFile, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		topic, txt, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
+		}
+		out = append(out, Doc{Topic: topic, Text: txt})
+	}
+	return out
+}
+
+// boilerplate are words every homepage carries whatever its topic; they
+// would otherwise look like evidence for the positive class, which is
+// learnt from homepages while the background is not.
+var boilerplate = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(`home homepage page site website web about contact contacts
+	privacy policy terms conditions condition copyright rights reserved login logon log sign signin
+	signup register registration account password subscribe newsletter follow facebook twitter
+	instagram youtube linkedin pinterest search menu news blog help faq faqs careers sitemap cookie
+	cookies welcome click here online free new email mail phone call tel fax address skip content
+	main navigation nav toggle close open share like view more read next previous prev back top
+	inc ltd llc com net org co`) {
+		m[text.Stem(w)] = true
+	}
+	return m
+}()
+
+// Terms returns the features of a homepage: stemmed, stop-word-free terms
+// without web boilerplate.
+func Terms(s string) []string {
+	ts := text.Terms(s)
+	out := ts[:0]
+	for _, t := range ts {
+		if !boilerplate[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Options tune [Train].
+type Options struct {
+	Alpha      float64 // Laplace smoothing (default 1)
+	Features   int     // terms kept per class by document frequency (default 300)
+	Threshold  float64 // P(relevant) above which a site is relevant (default 0.5)
+	Background []Doc   // off-topic documents; nil means [BundledBackground]
+	// KeywordWeight repeats the keyword document this many times (default 3),
+	// since a profile's keywords are few but central.
+	KeywordWeight int
+}
+
+func (o *Options) defaults() {
+	if o.Alpha <= 0 {
+		o.Alpha = 1
+	}
+	if o.Features <= 0 {
+		o.Features = 300
+	}
+	if o.Threshold <= 0 {
+		o.Threshold = 0.5
+	}
+	if o.Background == nil {
+		o.Background = BundledBackground()
+	}
+	if o.KeywordWeight <= 0 {
+		o.KeywordWeight = 3
+	}
+}
+
+// Classifier decides whether a site's homepage is on topic.
+type Classifier struct {
+	Topic     string          `json:"topic"`
+	Threshold float64         `json:"threshold"`
+	Features  []string        `json:"features"`   // selected terms (sorted)
+	PosWeight float64         `json:"pos_weight"` // weight of a relevant document (class term-mass balance)
+	NB        *learn.NB       `json:"nb"`
+	feats     map[string]bool // set of Features
+}
+
+// Train builds a classifier for topic from positive homepage texts and
+// keywords (either may be empty, not both) against the background.
+func Train(topic string, homepages, keywords []string, opt Options) (*Classifier, error) {
+	opt.defaults()
+	var pos [][]string
+	for _, h := range homepages {
+		if ts := Terms(h); len(ts) > 0 {
+			pos = append(pos, ts)
+		}
+	}
+	kwTerms := make(map[string]bool)
+	for _, k := range keywords {
+		ts := Terms(k)
+		for _, t := range ts {
+			kwTerms[t] = true
+		}
+		if len(ts) > 0 {
+			pos = append(pos, ts)
+		}
+	}
+	if len(kwTerms) > 0 {
+		var all []string
+		for _, k := range keywords {
+			all = append(all, Terms(k)...)
+		}
+		for range opt.KeywordWeight {
+			pos = append(pos, all)
+		}
+	}
+	if len(pos) == 0 {
+		return nil, fmt.Errorf("train site classifier %q: no positive text or keywords", topic)
+	}
+	var neg [][]string
+	for _, d := range opt.Background {
+		ts := Terms(d.Text)
+		if mentions(ts, kwTerms) {
+			continue
+		}
+		neg = append(neg, ts)
+	}
+	if len(neg) == 0 {
+		return nil, fmt.Errorf("train site classifier %q: empty background", topic)
+	}
+	feats := make(map[string]bool)
+	for _, t := range learn.SelectDF(pos, opt.Features) {
+		feats[t] = true
+	}
+	for _, t := range learn.SelectDF(neg, opt.Features) {
+		feats[t] = true
+	}
+	c := &Classifier{Topic: topic, Threshold: opt.Threshold, NB: learn.NewNB([]string{Background, Relevant}, opt.Alpha), feats: feats}
+	c.NB.Uniform = true
+	for t := range feats {
+		c.Features = append(c.Features, t)
+	}
+	sort.Strings(c.Features)
+	// Give both classes the same term mass: a few positive pages against
+	// hundreds of background documents would otherwise make every term the
+	// positive class never saw look like evidence for it (its smoothed
+	// P(t|c) has a much smaller denominator).
+	pos = c.filterAll(pos)
+	neg = c.filterAll(neg)
+	w := float64(termCount(neg)) / float64(max(termCount(pos), 1))
+	c.PosWeight = w
+	for _, d := range pos {
+		if err := c.NB.AddWeighted(d, Relevant, w); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range neg {
+		if err := c.NB.Add(d, Background); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func termCount(docs [][]string) int {
+	n := 0
+	for _, d := range docs {
+		n += len(d)
+	}
+	return n
+}
+
+func (c *Classifier) filterAll(docs [][]string) [][]string {
+	out := make([][]string, len(docs))
+	for i, d := range docs {
+		out[i] = c.filter(d)
+	}
+	return out
+}
+
+func mentions(ts []string, kw map[string]bool) bool {
+	for _, t := range ts {
+		if kw[t] {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Classifier) filter(ts []string) []string {
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		if c.feats[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Prob returns P(relevant | homepage text). A page with none of the
+// selected terms scores 0.5 (no evidence).
+func (c *Classifier) Prob(homepage string) float64 {
+	return c.NB.Prob(c.filter(Terms(homepage)), Relevant)
+}
+
+// Relevant reports whether the homepage is on topic, with its probability.
+func (c *Classifier) Relevant(homepage string) (bool, float64) {
+	p := c.Prob(homepage)
+	return p > c.Threshold, p
+}
+
+// Learn adds one more labelled homepage (online learning during a crawl).
+// Only already-selected terms are counted.
+func (c *Classifier) Learn(homepage string, relevant bool) {
+	label, w := Background, 1.0
+	if relevant {
+		label, w = Relevant, c.PosWeight
+	}
+	if w <= 0 {
+		w = 1
+	}
+	_ = c.NB.AddWeighted(c.filter(Terms(homepage)), label, w) // both labels exist
+}
+
+// Marshal encodes the classifier as a versioned model file.
+func (c *Classifier) Marshal() ([]byte, error) {
+	return learn.Marshal(ModelKind, map[string]string{"topic": c.Topic}, c)
+}
+
+// Unmarshal decodes a classifier written by [Classifier.Marshal].
+func Unmarshal(b []byte) (*Classifier, error) {
+	var c Classifier
+	if _, err := learn.Unmarshal(b, ModelKind, &c); err != nil {
+		return nil, err
+	}
+	if c.NB == nil {
+		return nil, fmt.Errorf("site classifier: model has no Naive Bayes part")
+	}
+	c.feats = make(map[string]bool, len(c.Features))
+	for _, t := range c.Features {
+		c.feats[t] = true
+	}
+	return &c, nil
+}

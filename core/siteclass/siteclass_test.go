@@ -1,0 +1,167 @@
+package siteclass
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dwcrawl/dwcrawl/core/shareddata"
+)
+
+func fixtures(t *testing.T) map[string][]string {
+	t.Helper()
+	f, err := os.Open("testdata/homepages.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := make(map[string][]string)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		l, txt, _ := strings.Cut(line, "\t")
+		out[l] = append(out[l], txt)
+	}
+	return out
+}
+
+var autoKeywords = []string{"used cars", "car dealer", "new cars for sale", "vehicle", "auto", "truck", "suv", "sedan", "make", "model", "mileage", "dealership"}
+
+func TestKeywordsOnly(t *testing.T) {
+	fx := fixtures(t)
+	c, err := Train("auto", nil, autoKeywords, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		label string
+		want  bool
+	}{
+		{"auto", true}, {"cooking", false}, {"law", false}, {"music", false}, {"astronomy", false},
+	}
+	for _, tt := range tests {
+		for i, h := range fx[tt.label] {
+			got, p := c.Relevant(h)
+			if got != tt.want {
+				t.Errorf("%s #%d: relevant=%v (p=%.3f), want %v", tt.label, i, got, p, tt.want)
+			}
+		}
+	}
+}
+
+func TestHomepagesAndRoundTrip(t *testing.T) {
+	fx := fixtures(t)
+	// Train on two auto homepages, test on the third.
+	c, err := Train("auto", fx["auto"][:2], []string{"cars"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, p := c.Relevant(fx["auto"][2]); !ok {
+		t.Errorf("held-out auto homepage p=%.3f", p)
+	}
+	for _, l := range []string{"cooking", "law", "music"} {
+		if ok, p := c.Relevant(fx[l][0]); ok {
+			t.Errorf("%s homepage relevant p=%.3f", l, p)
+		}
+	}
+	if p := c.Prob("welcome home login contact us"); p != 0.5 {
+		t.Errorf("boilerplate-only page p=%v, want 0.5", p)
+	}
+	b, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range fx["auto"] {
+		if c.Prob(h) != c2.Prob(h) {
+			t.Fatal("probability changed after reload")
+		}
+	}
+	// Online learning moves a page's probability toward its label.
+	before := c2.Prob(fx["music"][0])
+	c2.Learn(fx["music"][0], true)
+	if after := c2.Prob(fx["music"][0]); after <= before {
+		t.Errorf("learn relevant: %.3f -> %.3f", before, after)
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	if _, err := Train("x", nil, nil, Options{}); err == nil {
+		t.Error("no positives accepted")
+	}
+	if _, err := Train("x", nil, []string{"cars"}, Options{Background: []Doc{{"t", "cars cars"}}}); err == nil {
+		t.Error("background emptied by the keyword filter accepted")
+	}
+	if len(BundledBackground()) < 100 {
+		t.Errorf("bundled background has %d docs", len(BundledBackground()))
+	}
+}
+
+// TestSharedMovies trains a movie classifier from real film records (vega
+// movies.json, one pseudo-homepage per 20 films) and checks held-out movie
+// pages against held-out background topics.
+func TestSharedMovies(t *testing.T) {
+	path := shareddata.Path(t, "corpora", "vega", "movies.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var films []map[string]any
+	if err := json.Unmarshal(b, &films); err != nil {
+		t.Fatal(err)
+	}
+	var pages []string
+	var sb strings.Builder
+	for i, f := range films {
+		for _, k := range []string{"Title", "Major Genre", "Director", "Distributor", "MPAA Rating", "Creative Type"} {
+			if s, ok := f[k].(string); ok {
+				sb.WriteString(s + ". ")
+			}
+		}
+		sb.WriteString("movie film cinema showtimes trailer. ")
+		if i%20 == 19 {
+			pages = append(pages, sb.String())
+			sb.Reset()
+		}
+	}
+	bg := BundledBackground()
+	var train, test []Doc
+	for i, d := range bg {
+		if i%5 == 0 {
+			test = append(test, d)
+		} else {
+			train = append(train, d)
+		}
+	}
+	half := len(pages) / 2
+	c, err := Train("movie", pages[:half], []string{"movie", "film", "cinema"}, Options{Background: train})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := 0
+	for _, p := range pages[half:] {
+		if ok, _ := c.Relevant(p); ok {
+			tp++
+		}
+	}
+	fp := 0
+	for _, d := range test {
+		if ok, _ := c.Relevant(d.Text); ok {
+			fp++
+		}
+	}
+	recall := float64(tp) / float64(len(pages)-half)
+	fpr := float64(fp) / float64(len(test))
+	t.Logf("movie pages recall %.3f (%d), background false positives %.3f (%d)", recall, len(pages)-half, fpr, len(test))
+	if recall < 0.95 || fpr > 0.05 {
+		t.Errorf("recall %.3f, false-positive rate %.3f", recall, fpr)
+	}
+}

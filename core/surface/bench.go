@@ -1,0 +1,294 @@
+package surface
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+)
+
+// DefaultCheckpoints are the query counts the bench reports.
+var DefaultCheckpoints = []int{10, 25, 50, 100, 200, 500}
+
+// BenchOptions configures BenchSurface.
+type BenchOptions struct {
+	// Corpus is a .jsonl or .csv file of records.
+	Corpus string
+	// IDField is the record id field ("" : id, ID or key when present and
+	// unique, else the line number).
+	IDField string
+	// TextFields are the searchable fields (nil: every field but the id).
+	TextFields []string
+	K          int // result limit (default 100)
+	PageSize   int // results per page (default 100)
+	Budget     int // queries per policy (default 500)
+	Policies   []string
+	Seed       int64
+	Select     SelectOptions // estimator, cost, rank awareness of adaptive
+	Words      []string      // word list of random/generic (nil: bundled)
+	// HideTotal makes the interface hide its match counts.
+	HideTotal bool
+	// InProcess searches the database directly instead of over loopback HTTP.
+	InProcess bool
+	// Checkpoints are the query counts reported (nil: DefaultCheckpoints).
+	Checkpoints []int
+	// Progress, when set, receives a line per policy per 50 queries.
+	Progress io.Writer
+}
+
+// BenchReport is the outcome of BenchSurface.
+type BenchReport struct {
+	Corpus  string        `json:"corpus"`
+	Records int           `json:"records"`
+	K       int           `json:"k"`
+	Seed    int64         `json:"seed"`
+	Curves  []PolicyCurve `json:"curves"`
+	Points  []int         `json:"checkpoints"`
+}
+
+// PolicyCurve is one policy's coverage after every query.
+type PolicyCurve struct {
+	Policy   string        `json:"policy"`
+	Coverage []float64     `json:"-"` // after query i+1
+	Docs     []int         `json:"-"`
+	Cost     []float64     `json:"-"`
+	Queries  []string      `json:"-"`
+	Elapsed  time.Duration `json:"-"`
+	Log      []QueryLog    `json:"-"`
+}
+
+// CoverageAt is the coverage after n queries (the final one when the policy
+// stopped earlier).
+func (c PolicyCurve) CoverageAt(n int) float64 {
+	if len(c.Coverage) == 0 {
+		return 0
+	}
+	if n > len(c.Coverage) {
+		n = len(c.Coverage)
+	}
+	return c.Coverage[n-1]
+}
+
+// LoadCorpus reads a corpus and picks its id field.
+func LoadCorpus(path, idField string) ([]hiddendb.Record, string, error) {
+	recs, err := hiddendb.Load(path, "")
+	if err != nil {
+		return nil, "", err
+	}
+	if idField == "" && len(recs) > 0 {
+		for _, cand := range []string{"id", "ID", "Id", "key", "_id"} {
+			if _, ok := recs[0].Fields[cand]; ok && uniqueField(recs, cand) {
+				idField = cand
+				break
+			}
+		}
+	}
+	if idField != "" {
+		for i := range recs {
+			v := recs[i].Fields[idField]
+			if v == "" {
+				return nil, "", fmt.Errorf("surface: %s: record %d has no %q", path, i+1, idField)
+			}
+			recs[i].ID = v
+		}
+		if !uniqueField(recs, idField) {
+			return nil, "", fmt.Errorf("surface: %s: field %q is not unique", path, idField)
+		}
+	}
+	return recs, idField, nil
+}
+
+func uniqueField(recs []hiddendb.Record, f string) bool {
+	seen := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		v := r.Fields[f]
+		if v == "" || seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
+}
+
+// BenchSurface serves a corpus as a hidden database (top-k, paginated,
+// conjunctive keyword search) and harvests it with each policy under the
+// same query budget, recording the coverage after every query.
+func BenchSurface(ctx context.Context, opt BenchOptions) (*BenchReport, error) {
+	if opt.K <= 0 {
+		opt.K = 100
+	}
+	if opt.PageSize <= 0 {
+		opt.PageSize = 100
+	}
+	if opt.Budget <= 0 {
+		opt.Budget = 500
+	}
+	if len(opt.Policies) == 0 {
+		opt.Policies = []string{"adaptive", "generic", "random", "oracle"}
+	}
+	if opt.Checkpoints == nil {
+		opt.Checkpoints = DefaultCheckpoints
+	}
+	recs, idField, err := LoadCorpus(opt.Corpus, opt.IDField)
+	if err != nil {
+		return nil, err
+	}
+	fields := opt.TextFields
+	if fields == nil {
+		seen := map[string]bool{}
+		for _, r := range recs {
+			for k := range r.Fields {
+				if k != idField && !seen[k] {
+					seen[k] = true
+					fields = append(fields, k)
+				}
+			}
+		}
+	}
+	if devMixIDs {
+		for i := range recs {
+			h := sha1.Sum([]byte(recs[i].ID))
+			recs[i].ID = hex.EncodeToString(h[:8])
+		}
+	}
+	db := hiddendb.New(recs, hiddendb.Options{K: opt.K, PageSize: opt.PageSize, IndexFields: fields, ShowTotal: !opt.HideTotal, Seed: opt.Seed})
+	var searcher Searcher = DBSearcher{DB: db}
+	if !opt.InProcess {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("surface: bench listener: %w", err)
+		}
+		srv := &http.Server{Handler: db.Handler("/db"), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		tr := &http.Transport{MaxIdleConnsPerHost: 4}
+		defer tr.CloseIdleConnections()
+		searcher = &APISearcher{Base: "http://" + ln.Addr().String() + "/db", Client: &http.Client{Transport: tr, Timeout: time.Minute}}
+	}
+	rep := &BenchReport{Corpus: opt.Corpus, Records: db.Len(), K: opt.K, Seed: opt.Seed, Points: opt.Checkpoints}
+	terms := TermOptions{}
+	for _, name := range opt.Policies {
+		var p Policy
+		if name == "oracle" {
+			p = NewOracle(db, terms)
+		} else {
+			p, err = NewPolicy(name, PolicyOptions{Words: opt.Words, Seed: opt.Seed, Select: opt.Select})
+			if err != nil {
+				return nil, err
+			}
+		}
+		curve := PolicyCurve{Policy: name}
+		start := time.Now()
+		hopt := Options{Source: name, Budget: opt.Budget, Cost: opt.Select.Cost, Terms: terms, Progress: func(pr Progress) {
+			curve.Coverage = append(curve.Coverage, float64(pr.Docs)/float64(db.Len()))
+			curve.Docs = append(curve.Docs, pr.Docs)
+			curve.Cost = append(curve.Cost, pr.Cost)
+			curve.Queries = append(curve.Queries, pr.Last.Query)
+			if opt.Progress != nil && pr.Queries%50 == 0 {
+				fmt.Fprintf(opt.Progress, "%s: %d queries, %d docs (%.1f%%), est. size %.0f, last %q total %d new %d\n",
+					name, pr.Queries, pr.Docs, 100*float64(pr.Docs)/float64(db.Len()), pr.EstSize, pr.Last.Query, pr.Last.Total, pr.Last.New)
+			}
+		}}
+		st, err := Harvest(ctx, searcher, p, hopt)
+		if err != nil {
+			return nil, fmt.Errorf("surface: bench %s: %w", name, err)
+		}
+		curve.Log = st.Log()
+		curve.Elapsed = time.Since(start)
+		rep.Curves = append(rep.Curves, curve)
+	}
+	return rep, nil
+}
+
+// CheckpointRow is one JSON line of the bench output.
+type CheckpointRow struct {
+	Policy   string  `json:"policy"`
+	Queries  int     `json:"queries"`
+	Coverage float64 `json:"coverage"`
+}
+
+// Rows returns the coverage of every policy at every checkpoint.
+func (r *BenchReport) Rows() []CheckpointRow {
+	var out []CheckpointRow
+	for _, c := range r.Curves {
+		for _, n := range r.Points {
+			out = append(out, CheckpointRow{Policy: c.Policy, Queries: n, Coverage: round4(c.CoverageAt(n))})
+		}
+	}
+	return out
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// WriteJSON writes the checkpoint rows as a JSON array.
+func (r *BenchReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.Rows())
+}
+
+// WriteTable writes a coverage table: one row per policy, one column per
+// checkpoint, in percent.
+func (r *BenchReport) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s: %d records, k=%d, seed %d\t\n", filepath.Base(r.Corpus), r.Records, r.K, r.Seed)
+	hdr := []string{"policy"}
+	for _, n := range r.Points {
+		hdr = append(hdr, strconv.Itoa(n))
+	}
+	hdr = append(hdr, "time")
+	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
+	for _, c := range r.Curves {
+		row := []string{c.Policy}
+		for _, n := range r.Points {
+			row = append(row, fmt.Sprintf("%.1f%%", 100*c.CoverageAt(n)))
+		}
+		row = append(row, c.Elapsed.Round(100*time.Millisecond).String())
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	return tw.Flush()
+}
+
+// WriteCSV writes one file per policy, <dir>/<policy>.csv, with the columns
+// query, term, docs, coverage, cost.
+func (r *BenchReport) WriteCSV(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("surface: %w", err)
+	}
+	for _, c := range r.Curves {
+		f, err := os.Create(filepath.Join(dir, c.Policy+".csv"))
+		if err != nil {
+			return fmt.Errorf("surface: %w", err)
+		}
+		cw := csv.NewWriter(f)
+		cw.Write([]string{"query", "term", "docs", "coverage", "cost"})
+		for i := range c.Coverage {
+			cw.Write([]string{strconv.Itoa(i + 1), c.Queries[i], strconv.Itoa(c.Docs[i]), strconv.FormatFloat(c.Coverage[i], 'f', 6, 64), strconv.FormatFloat(c.Cost[i], 'g', -1, 64)})
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			f.Close()
+			return fmt.Errorf("surface: %w", err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("surface: %w", err)
+		}
+	}
+	return nil
+}
+
+var devMixIDs bool

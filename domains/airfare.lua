@@ -1,0 +1,119 @@
+-- domains/airfare.lua — flight search forms.
+--
+-- A domain profile tells `dwcrawl run` what to look for: the searchable
+-- forms of airlines, online travel agencies and fare comparison sites
+-- (search by origin, destination, dates, passengers, cabin).
+--
+-- It returns dw.domain{...}; keys left out keep their defaults, and
+-- `dwcrawl profile check domains/airfare.lua` prints every resolved setting.
+-- See domains/auto.lua for a commented walk through every key.
+--
+-- With --testbed the seeds come from the simulated web's "airfare" sites and
+-- reverse search goes to the simulated search engine, so the same file drives
+-- an offline run and a real one.
+
+return dw.domain{
+  name        = "airfare",
+  description = "Searchable flight and airfare forms: airlines, travel agencies and fare comparison sites",
+  domain      = "airfare",
+
+  -- Where the crawl starts (bare host names mean https://host/).
+  -- Well-known flight search sites; each has a flight search form on or
+  -- near its home page.
+  seeds = {
+    "www.kayak.com",
+    "www.expedia.com",
+    "www.skyscanner.com",
+    "www.cheapflights.com",
+    "www.momondo.com",
+    "www.priceline.com",
+    "www.orbitz.com",
+    "www.travelocity.com",
+    "www.cheapoair.com",
+    "www.southwest.com",
+  },
+
+  -- Topic words: they seed the site classifier and the rankers' feature
+  -- spaces until the crawl has learned its own.
+  keywords = {
+    "airfare", "cheap flights", "flight", "flights", "airline", "airport", "fare", "round trip",
+    "one way", "departure", "return", "destination", "passengers", "economy", "business class",
+    "nonstop", "ticket", "book flights",
+  },
+
+  -- Stage one (site locating): words on a home page or in a host name that
+  -- make a site more or less likely to host a relevant search form.
+  site = {
+    keywords = { "cheap flights", "airfare", "flight deals", "airline tickets", "fly" },
+    negative = {
+      "flight school", "flight simulator", "pilot training", "drone", "air conditioning", "airsoft",
+    },
+  },
+
+  -- Stage two (in-site exploring): link words that lead toward the search
+  -- form, and links to avoid.
+  link = {
+    keywords = {
+      "flights", "search flights", "book", "deals", "fares", "find flights", "cheap flights",
+      "destinations",
+    },
+    negative = {
+      "login", "sign in", "register", "cart", "privacy", "terms", "careers", "contact", "help",
+    },
+  },
+
+  -- What a relevant form looks like: field and label words, and an example.
+  forms = {
+    keywords = {
+      "from", "to", "origin", "destination", "depart", "return", "departure date", "return date",
+      "passengers", "adults", "cabin class", "round trip", "one way",
+    },
+    examples = {
+      [[<form action="/flights/search" method="get">
+          <label><input type="radio" name="trip" value="rt" checked> Round trip</label>
+          <label><input type="radio" name="trip" value="ow"> One way</label>
+          <input name="origin" placeholder="From (city or airport)">
+          <input name="destination" placeholder="To (city or airport)">
+          <input type="date" name="depart"> <input type="date" name="return">
+          <select name="adults"><option>1 adult</option><option>2 adults</option></select>
+          <select name="cabin"><option>Economy</option><option>Business</option></select>
+          <button type="submit">Search flights</button>
+        </form>]],
+    },
+  },
+
+  -- Reverse searching (SmartCrawler Algorithm 1) when the site frontier runs
+  -- low. "search/simweb" is the simulated engine; on the real web use
+  -- "search/searxng" (SEARXNG_URL), "search/brave" (BRAVE_API_KEY) or
+  -- "search/google" (GOOGLE_API_KEY, GOOGLE_CSE_ID). Keys stay in the
+  -- environment, never in this file.
+  reverse = {
+    plugin      = "search/simweb",
+    threshold   = 50,
+    min_links   = 3,
+    max_queries = 20,
+  },
+
+  -- Stop-early criteria of in-site exploring (SmartCrawler §3.3).
+  stop = {
+    max_depth                   = 3,   -- SC1
+    max_pages_per_depth         = 100, -- SC2
+    max_forms_per_depth         = 5,   -- SC3
+    max_pages_no_form_per_depth = 20,  -- SC4
+    max_pages_no_form           = 50,  -- SC5
+    max_pages_per_site          = 300,
+  },
+
+  rank  = { alpha = 0.5, top_k = 20 },             -- alpha*ST + (1-alpha)*log(1+SF)
+  learn = { sites_every = 50, forms_every = 100 }, -- rebuild FSS / FSL
+
+  budget = { pages = 0, sites = 0, duration = "0s" }, -- 0 = no limit
+
+  politeness = {
+    delay          = "2s",
+    timeout        = "30s",
+    max_body_bytes = 2 * 1024 * 1024,
+  },
+
+  strategy = "smartcrawler",
+}

@@ -1,0 +1,115 @@
+-- domains/hotel.lua — hotel search forms.
+--
+-- A domain profile tells `dwcrawl run` what to look for: the searchable
+-- forms of hotel chains, booking sites and hotel comparison sites (search
+-- by destination, check-in and check-out dates, rooms, guests).
+--
+-- It returns dw.domain{...}; keys left out keep their defaults, and
+-- `dwcrawl profile check domains/hotel.lua` prints every resolved setting.
+-- See domains/auto.lua for a commented walk through every key.
+--
+-- With --testbed the seeds come from the simulated web's "hotel" sites and
+-- reverse search goes to the simulated search engine, so the same file drives
+-- an offline run and a real one.
+
+return dw.domain{
+  name        = "hotel",
+  description = "Searchable hotel forms: hotel chains, booking agencies and hotel price comparison",
+  domain      = "hotel",
+
+  -- Where the crawl starts (bare host names mean https://host/). Hotel
+  -- booking and comparison sites and large chains; each has a
+  -- destination/date search form on its home page.
+  seeds = {
+    "www.booking.com",
+    "www.hotels.com",
+    "www.trivago.com",
+    "www.agoda.com",
+    "www.tripadvisor.com",
+    "www.hotwire.com",
+    "www.choicehotels.com",
+    "www.marriott.com",
+    "www.hilton.com",
+    "www.ihg.com",
+  },
+
+  -- Topic words: they seed the site classifier and the rankers' feature
+  -- spaces until the crawl has learned its own.
+  keywords = {
+    "hotel", "hotels", "room", "rooms", "resort", "motel", "inn", "lodging", "accommodation",
+    "check-in", "check-out", "guests", "nights", "reservation", "booking", "hotel deals", "suites",
+    "stars",
+  },
+
+  -- Stage one (site locating): words on a home page or in a host name that
+  -- make a site more or less likely to host a relevant search form.
+  site = {
+    keywords = { "hotels", "hotel deals", "book hotels", "accommodation", "resorts", "lodging" },
+    negative = {
+      "hotel management school", "hospitality jobs", "hotel supplies", "hotel furniture", "trivia",
+    },
+  },
+
+  -- Stage two (in-site exploring): link words that lead toward the search
+  -- form, and links to avoid.
+  link = {
+    keywords = {
+      "hotels", "search", "find hotels", "book", "reservations", "deals", "destinations", "stay",
+    },
+    negative = {
+      "login", "sign in", "register", "cart", "privacy", "terms", "careers", "contact", "help",
+    },
+  },
+
+  -- What a relevant form looks like: field and label words, and an example.
+  forms = {
+    keywords = {
+      "destination", "city", "check-in", "check-out", "arrival", "departure", "rooms", "guests",
+      "adults", "children", "nights",
+    },
+    examples = {
+      [[<form action="/hotels/search" method="get">
+          <input name="destination" placeholder="Where are you going?">
+          <input type="date" name="checkin"> <input type="date" name="checkout">
+          <select name="rooms"><option>1 room</option><option>2 rooms</option></select>
+          <select name="adults"><option>2 adults</option><option>1 adult</option></select>
+          <button type="submit">Search hotels</button>
+        </form>]],
+    },
+  },
+
+  -- Reverse searching (SmartCrawler Algorithm 1) when the site frontier runs
+  -- low. "search/simweb" is the simulated engine; on the real web use
+  -- "search/searxng" (SEARXNG_URL), "search/brave" (BRAVE_API_KEY) or
+  -- "search/google" (GOOGLE_API_KEY, GOOGLE_CSE_ID). Keys stay in the
+  -- environment, never in this file.
+  reverse = {
+    plugin      = "search/simweb",
+    threshold   = 50,
+    min_links   = 3,
+    max_queries = 20,
+  },
+
+  -- Stop-early criteria of in-site exploring (SmartCrawler §3.3).
+  stop = {
+    max_depth                   = 3,   -- SC1
+    max_pages_per_depth         = 100, -- SC2
+    max_forms_per_depth         = 5,   -- SC3
+    max_pages_no_form_per_depth = 20,  -- SC4
+    max_pages_no_form           = 50,  -- SC5
+    max_pages_per_site          = 300,
+  },
+
+  rank  = { alpha = 0.5, top_k = 20 },             -- alpha*ST + (1-alpha)*log(1+SF)
+  learn = { sites_every = 50, forms_every = 100 }, -- rebuild FSS / FSL
+
+  budget = { pages = 0, sites = 0, duration = "0s" }, -- 0 = no limit
+
+  politeness = {
+    delay          = "2s",
+    timeout        = "30s",
+    max_body_bytes = 2 * 1024 * 1024,
+  },
+
+  strategy = "smartcrawler",
+}

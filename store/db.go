@@ -1,0 +1,326 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Errors returned (wrapped) by the store.
+var (
+	// ErrClosed is returned by operations on a closed DB.
+	ErrClosed = errors.New("store: database is closed")
+	// ErrSchemaNewer is returned (wrapped, naming the directory) by Open for
+	// a database written by a newer dwcrawl.
+	ErrSchemaNewer = errors.New("database schema is newer than this dwcrawl")
+	// ErrLocked is returned (wrapped, naming the directory) by Open when the
+	// directory is already open, in this process or another one.
+	ErrLocked = errors.New("directory in use by another dwcrawl process (or already open in this one)")
+	// ErrManagedTable is returned when the generic API is asked to write a
+	// table that only typed accessors may change.
+	ErrManagedTable = errors.New("store: table is managed by typed accessors")
+	// ErrBatchDone is returned when a batch is used after Commit or Close.
+	ErrBatchDone = errors.New("store: batch already committed or closed")
+)
+
+// DefaultCacheSize is the block cache size when Options.CacheSize is zero.
+// Modest on purpose: a 100k-page crawl should stay within 500 MiB in total.
+const DefaultCacheSize = 64 << 20
+
+// DefaultDataRoot is the directory under which DefaultDir places crawls.
+const DefaultDataRoot = "dwcrawl-data"
+
+// Options configure Open. The zero value is ready to use.
+type Options struct {
+	// NoSync turns off the fsync of the DB's own single-record writes
+	// (PutSite, MarkURL, PutForm, PutModel, AddCounter, PutJSON, Delete…).
+	// Batches choose per Commit; PushFrontier and PopFrontier never sync on
+	// their own (frontier churn), the next synced write covers them.
+	NoSync bool
+	// Logger receives Pebble's messages (informational ones at Debug level).
+	// Nil means slog.Default().
+	Logger *slog.Logger
+	// CacheSize is Pebble's block cache in bytes; zero means DefaultCacheSize.
+	CacheSize int64
+	// MemTableSize is the size of one Pebble memtable in bytes; zero means
+	// 8 MiB. Up to two are held in memory.
+	MemTableSize int64
+}
+
+// DB is an open crawl database. Its methods are safe for concurrent use, but
+// Close must not race with other calls.
+type DB struct {
+	dir  string
+	pdb  *pebble.DB
+	lock *pebble.Lock
+	wo   *pebble.WriteOptions // for the DB's single-record writes
+	log  *slog.Logger
+
+	// fmu serialises every change to URL states and frontier queues, so a
+	// URL's frontier pointer and the queue lengths always match the queues.
+	fmu  sync.Mutex
+	seq  uint64            // last frontier sequence number (guarded by fmu)
+	head map[string][]byte // per queue: no live key sorts below this (guarded by fmu)
+
+	mmu    sync.Mutex // serialises model version assignment
+	closed atomic.Bool
+}
+
+// DefaultDir returns the default crawl directory of a profile,
+// ./dwcrawl-data/<profileName>.
+func DefaultDir(profileName string) string {
+	return filepath.Join(DefaultDataRoot, profileName)
+}
+
+// Open opens (creating if needed) the crawl database in dir. The directory is
+// locked for the lifetime of the DB; opening it twice, from this process or
+// another, fails with ErrLocked.
+func Open(dir string, opt Options) (*DB, error) {
+	if dir == "" {
+		return nil, errors.New("store: open: empty directory name")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	lock, err := pebble.LockDirectory(dir, vfs.Default)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w: %v", dir, ErrLocked, err)
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	po := pebbleOptions(opt, log)
+	po.Lock = lock
+	pdb, err := pebble.Open(dir, po)
+	po.Cache.Unref() // the DB holds its own reference
+	if err != nil {
+		_ = lock.Close()
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	db := &DB{dir: dir, pdb: pdb, lock: lock, log: log, head: map[string][]byte{}, wo: pebble.Sync}
+	if opt.NoSync {
+		db.wo = pebble.NoSync
+	}
+	if err := db.init(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	return db, nil
+}
+
+func pebbleOptions(opt Options, log *slog.Logger) *pebble.Options {
+	cacheSize := opt.CacheSize
+	if cacheSize <= 0 {
+		cacheSize = DefaultCacheSize
+	}
+	memtable := opt.MemTableSize
+	if memtable <= 0 {
+		memtable = 8 << 20
+	}
+	po := &pebble.Options{
+		Cache:              pebble.NewCache(cacheSize),
+		MemTableSize:       uint64(memtable),
+		Merger:             counterMerger,
+		Logger:             pebbleLogger{log},
+		FormatMajorVersion: pebble.FormatNewest,
+	}
+	// Bloom filters make "have we seen this URL?" misses cheap.
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return po
+}
+
+// init checks (or writes) the schema version and loads the frontier sequence.
+func (db *DB) init() error {
+	v, ok, err := db.getRaw(metaVersionKey)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if !ok {
+		if err := db.pdb.Set(metaVersionKey, AppendUint64(nil, SchemaVersion), pebble.Sync); err != nil {
+			return fmt.Errorf("write schema version: %w", err)
+		}
+	} else {
+		ver, _, err := DecodeUint64(v)
+		if err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		if ver > SchemaVersion {
+			return fmt.Errorf("%w: schema version %d, this build reads up to %d; upgrade dwcrawl", ErrSchemaNewer, ver, SchemaVersion)
+		}
+	}
+	s, ok, err := db.getRaw(metaSeqKey)
+	if err != nil {
+		return fmt.Errorf("read frontier sequence: %w", err)
+	}
+	if ok {
+		if db.seq, _, err = DecodeUint64(s); err != nil {
+			return fmt.Errorf("read frontier sequence: %w", err)
+		}
+	}
+	return nil
+}
+
+// Dir returns the directory the DB was opened in.
+func (db *DB) Dir() string { return db.dir }
+
+// Close closes Pebble and releases the directory lock (every committed write
+// is already in the WAL). Closing twice is a no-op.
+func (db *DB) Close() error {
+	if db.closed.Swap(true) {
+		return nil
+	}
+	err := db.pdb.Close()
+	if lerr := db.lock.Close(); err == nil {
+		err = lerr
+	}
+	if err != nil {
+		return fmt.Errorf("store: close %s: %w", db.dir, err)
+	}
+	return nil
+}
+
+// Sync makes every write committed so far durable (one WAL fsync). Use it
+// for periodic durability when writes are committed without sync.
+func (db *DB) Sync() error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	if err := db.pdb.LogData(nil, pebble.Sync); err != nil {
+		return fmt.Errorf("store: sync %s: %w", db.dir, err)
+	}
+	return nil
+}
+
+func (db *DB) check() error {
+	if db.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// getRaw returns a copy of the value at key.
+func (db *DB) getRaw(key []byte) ([]byte, bool, error) {
+	if err := db.check(); err != nil {
+		return nil, false, err
+	}
+	v, closer, err := db.pdb.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	out := append([]byte(nil), v...)
+	return out, true, closer.Close()
+}
+
+// scan calls fn for every key in [lower, upper) in order. key and val are
+// only valid during the call.
+func (db *DB) scan(lower, upper []byte, fn func(key, val []byte) error) error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		if err := fn(it.Key(), v); err != nil {
+			_ = it.Close()
+			return err
+		}
+	}
+	if err := it.Error(); err != nil {
+		_ = it.Close()
+		return err
+	}
+	return it.Close()
+}
+
+// write commits a single-record batch built by fn with the DB's sync setting.
+func (db *DB) write(what string, fn func(b *Batch) error) error {
+	b := db.NewBatch()
+	defer b.Close()
+	if err := fn(b); err != nil {
+		return err
+	}
+	if err := b.commit(db.wo.Sync); err != nil {
+		return fmt.Errorf("store: %s: %w", what, err)
+	}
+	return nil
+}
+
+// pebbleLogger sends Pebble's messages to slog; informational ones at Debug
+// so a crawl's output is not cluttered.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+// Fatalf is called by Pebble on unrecoverable corruption; Pebble requires
+// that it does not return.
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error(msg, "component", "pebble")
+	panic("pebble fatal: " + msg)
+}
+
+// counterMerger sums int64 operands (8 bytes, big-endian two's complement).
+// Counters and frontier lengths are updated with Merge so that batches can
+// add to them without reading them first.
+var counterMerger = &pebble.Merger{
+	Name: "dwcrawl.counter.v1",
+	Merge: func(key, value []byte) (pebble.ValueMerger, error) {
+		m := &sumMerger{}
+		return m, m.add(value)
+	},
+}
+
+type sumMerger struct{ sum int64 }
+
+func (m *sumMerger) add(v []byte) error {
+	n, err := decodeCounter(v)
+	m.sum += n
+	return err
+}
+
+func (m *sumMerger) MergeNewer(v []byte) error { return m.add(v) }
+func (m *sumMerger) MergeOlder(v []byte) error { return m.add(v) }
+
+func (m *sumMerger) Finish(bool) ([]byte, io.Closer, error) {
+	return encodeCounter(m.sum), nil, nil
+}
+
+func encodeCounter(n int64) []byte {
+	return binary.BigEndian.AppendUint64(make([]byte, 0, 8), uint64(n))
+}
+
+func decodeCounter(v []byte) (int64, error) {
+	if len(v) != 8 {
+		return 0, fmt.Errorf("counter value of %d bytes: %w", len(v), ErrBadValue)
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
+}
