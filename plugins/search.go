@@ -584,8 +584,6 @@ func decodeSearchPage(tb *lua.LTable) (SearchPage, error) {
 				return
 			}
 			sp.Total = int(math.Min(float64(n), math.MaxInt32))
-		case "message", "retry_after":
-			// tolerated next to a nil error
 		default:
 			err = fmt.Errorf("unknown key %q in the result table (want results, next, total, or error)", string(ks))
 		}

@@ -242,8 +242,13 @@ func TestSearchEngineIntervalPagesAndFallbacks(t *testing.T) {
 	}
 	// Cancelled while waiting to retry: the context error, no more queries.
 	cctx, cancel := context.WithCancel(ctx)
-	e.sleep = func(ctx context.Context, d time.Duration) error { cancel(); return ctx.Err() }
-	if _, err := e.Search(cctx, "rl:9", 1); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrRateLimited) {
+	e.sleep = func(ctx context.Context, d time.Duration) error {
+		if d == 5*time.Second { // the retry_after wait, not the interval
+			cancel()
+		}
+		return clk.sleep(ctx, d)
+	}
+	if _, err := e.Search(cctx, "rl:99", 1); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrRateLimited) {
 		t.Errorf("cancelled during backoff: %v", err)
 	}
 	e.sleep = clk.sleep

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -96,6 +97,8 @@ type Engine struct {
 	// budget counts page fetches reserved by this engine over the crawl.
 	budget atomic.Int64
 	limit  int64
+	// claimed holds the hashes of URLs this run has started to fetch.
+	claimed sync.Map
 }
 
 // New checks the options and prepares an engine over deps.Store.

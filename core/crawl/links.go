@@ -265,6 +265,9 @@ func (r *linkRunner) process(ctx context.Context, it frontier.Item) error {
 	if err != nil {
 		return err
 	}
+	if t, ok := r.pol.(interface{ fetched(string, linkData) }); ok {
+		t.fetched(it.URL, d)
+	}
 	r.mu.Lock()
 	sc := r.site(it.Site)
 	sc.pages++

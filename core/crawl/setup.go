@@ -59,6 +59,11 @@ type Crawl struct {
 // Close releases the store, the fetcher and the testbed server.
 func (c *Crawl) Close() error {
 	var errs []error
+	if c.Engine != nil {
+		if cl, ok := c.deps.Reverse.(interface{ Close() }); ok {
+			cl.Close()
+		}
+	}
 	if c.Fetcher != nil {
 		c.Fetcher.Close()
 	}

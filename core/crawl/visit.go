@@ -101,7 +101,13 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra f
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	// two workers can reach one URL at once (in-site and reverse search,
+	// redirects): only the first fetches it
+	if _, dup := e.claimed.LoadOrStore(hash64(u), struct{}{}); dup {
+		return &visited{URL: u, Site: canon.Site(u), Depth: depth, Replayed: true}, nil
+	}
 	if !e.reserve() {
+		e.claimed.Delete(hash64(u))
 		return nil, ErrBudget
 	}
 	site := canon.Site(u)
@@ -110,6 +116,7 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra f
 	if ferr != nil && ctx.Err() != nil {
 		// cancelled mid-fetch: the page stays in flight and is fetched on resume
 		e.budget.Add(-1)
+		e.claimed.Delete(hash64(u))
 		return nil, ctx.Err()
 	}
 	v := &visited{URL: u, Site: site, Depth: depth}
@@ -269,3 +276,5 @@ func recordToVisited(rec pageRecord) *visited {
 }
 
 var errStop = errors.New("crawl: stop")
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

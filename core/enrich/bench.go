@@ -42,8 +42,12 @@ type BenchOptions struct {
 	// removed from H.
 	Missing float64
 	Seed    int64
-	Match   MatchSpec
-	Pool    PoolOptions
+	// SampleQueries, when positive, builds the sample through the
+	// interface (BuildSample over the local vocabulary, θ estimated)
+	// instead of drawing a uniform θ-sample from H.
+	SampleQueries int
+	Match         MatchSpec
+	Pool          PoolOptions
 	// ShowTotal makes the interface report match counts.
 	ShowTotal bool
 	// PageSize is the interface's page size (default k).
@@ -185,8 +189,6 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 		r := db.Record(i)
 		hdocs[i] = Doc{ID: r.ID, Fields: r.Fields, Text: db.Text(i)}
 	}
-	sample := UniformSample(hdocs, opt.Theta, sampleRng)
-	info.SampleSize, info.Theta = len(sample.Docs), sample.Theta
 	start := time.Now()
 	l := NewLocal(docs)
 	pool, err := BuildPool(l, opt.Pool)
@@ -194,9 +196,6 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 		return nil, info, err
 	}
 	info.Pool, info.PoolTime = pool.Stats, time.Since(start)
-	logf("hidden %d records, local %d (%d coverable, %d with errors, %d missing from H), sample %d (θ=%g), pool %d queries (%d specific, %d frequent, %d dominated) in %s",
-		info.Hidden, info.Local, info.Coverable, info.Errors, info.Missing, info.SampleSize, info.Theta,
-		pool.Len(), pool.Stats.Specific, pool.Stats.Frequent, pool.Stats.Dominated, info.PoolTime.Round(time.Millisecond))
 
 	var searcher Searcher = DBSearcher{DB: db, ShowTotal: opt.ShowTotal}
 	if !opt.InProcess {
@@ -208,6 +207,24 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 		}
 		searcher = hs
 	}
+	var sample *Sample
+	if opt.SampleQueries > 0 {
+		s, meta, err := BuildSample(ctx, searcher, SampleOptions{Queries: opt.SampleQueries, K: opt.K, Vocabulary: l.Vocabulary(), Columns: opt.Columns, Seed: opt.Seed + 2})
+		if err != nil {
+			return nil, info, err
+		}
+		if s.Theta <= 0 {
+			return nil, info, fmt.Errorf("enrich: bench: %d sampling queries gave no θ estimate: send more", opt.SampleQueries)
+		}
+		sample = s
+		logf("sample through the interface: %d records from %d queries, θ ≈ %.4g (true ratio %.4g)", len(s.Docs), meta.Queries, s.Theta, float64(len(s.Docs))/float64(db.Len()))
+	} else {
+		sample = UniformSample(hdocs, opt.Theta, sampleRng)
+	}
+	info.SampleSize, info.Theta = len(sample.Docs), sample.Theta
+	logf("hidden %d records, local %d (%d coverable, %d with errors, %d missing from H), sample %d (θ=%g), pool %d queries (%d specific, %d frequent, %d dominated) in %s",
+		info.Hidden, info.Local, info.Coverable, info.Errors, info.Missing, info.SampleSize, info.Theta,
+		pool.Len(), pool.Stats.Specific, pool.Stats.Frequent, pool.Stats.Dominated, info.PoolTime.Round(time.Millisecond))
 	oracle := oracleFunc(func(q string) []int {
 		var out []int
 		for _, hi := range db.TopK(q) {
@@ -257,6 +274,7 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 
 type oracleFunc func(string) []int
 
+// Covers implements Oracle.
 func (f oracleFunc) Covers(q string) []int { return f(q) }
 
 // recorder remembers the ids of every record the interface returned.
@@ -265,6 +283,7 @@ type recorder struct {
 	ids map[string]bool
 }
 
+// Search implements Searcher, remembering the returned ids.
 func (r *recorder) Search(ctx context.Context, q string, page int) (Page, error) {
 	p, err := r.s.Search(ctx, q, page)
 	for _, d := range p.Docs {

@@ -92,6 +92,7 @@ const (
 	Frequent
 )
 
+// String names the kind.
 func (k QueryKind) String() string {
 	if k == Specific {
 		return "specific"

@@ -28,8 +28,10 @@ type SampleMeta struct {
 	// Method names the sampling method.
 	Method  string `json:"method"`
 	Queries int    `json:"queries"`
-	Solid   int    `json:"solid"`
-	Records int    `json:"records"`
+	// Chains is the number of drill-down chains (random first keywords).
+	Chains  int `json:"chains"`
+	Solid   int `json:"solid"`
+	Records int `json:"records"`
 	// HiddenSize is the estimate |Hs| / θ.
 	HiddenSize float64 `json:"hidden_size"`
 	Vocabulary int     `json:"vocabulary"`
@@ -180,20 +182,24 @@ type SampleOptions struct {
 }
 
 // BuildSample draws a sample of the hidden database through its keyword
-// interface by query-based sampling with rejection:
+// interface by query-based sampling with drill-down and rejection:
 //
 //  1. draw a keyword w uniformly (with replacement) from the vocabulary V
 //     and send it;
 //  2. if the query overflows (k records returned and no total ≤ k
 //     reported), its records are the interface's top-ranked ones, a biased
-//     set: none is kept;
-//  3. if it is solid, every matching record h came back; keep h with
-//     probability 1/deg(h), deg(h) = the number of V's keywords in h's
-//     document. A record whose keywords all give solid queries is then kept
-//     by one draw with probability Σ_{w∈h} 1/|V| · 1/deg(h) = 1/|V|, the
-//     same for every record: the sample is uniform over such records
-//     (records made only of overflowing keywords are under-represented,
-//     the method's known bias).
+//     set: none is kept, and the query is refined with another random
+//     keyword of V (conjunctive), up to 3 keywords;
+//  3. when a query with l keywords is solid, every matching record h came
+//     back; keep h with probability 1/C(deg(h), l), deg(h) = the number of
+//     V's keywords in h's document. For single keywords this makes the
+//     chance that one chain keeps h Σ_{w∈h} 1/|V| · 1/deg(h) = 1/|V|, the
+//     same for every record whose keywords give solid queries: the sample
+//     is uniform over them. Records reached only through refined queries
+//     are kept with a smaller, depth-dependent chance (the method's known
+//     bias; it matters only when most keywords overflow).
+//
+// Every query sent counts against opt.Queries.
 //
 // θ is estimated by a ratio estimator over the queries whose full match
 // count |q(H)| is known (solid queries: the records returned; overflowing
@@ -204,7 +210,7 @@ type SampleOptions struct {
 // with the local table's vocabulary these are exactly the records a pool
 // query can match, which is the population SmartCrawl's estimators need.
 func BuildSample(ctx context.Context, s Searcher, opt SampleOptions) (*Sample, SampleMeta, error) {
-	meta := SampleMeta{Method: "rejection sampling over random single-keyword queries; ratio estimator of θ", Queries: opt.Queries, Seed: opt.Seed}
+	meta := SampleMeta{Method: "random keyword queries with drill-down and rejection; leave-one-out ratio estimator of θ", Queries: opt.Queries, Seed: opt.Seed}
 	vocab := dedupe(opt.Vocabulary)
 	meta.Vocabulary = len(vocab)
 	if len(vocab) == 0 {
@@ -222,34 +228,48 @@ func BuildSample(ctx context.Context, s Searcher, opt SampleOptions) (*Sample, S
 	index := map[string]int{} // record key -> sample index
 	var acceptedBy [][]int    // sample index -> draws that accepted it
 	sample := &Sample{}
-	for i := 0; i < opt.Queries; i++ {
-		w := vocab[rng.Intn(len(vocab))]
-		res, err := FetchAll(ctx, s, w, opt.K)
-		if err != nil {
-			return nil, meta, fmt.Errorf("enrich: sample: %w", err)
-		}
-		solid := res.Solid(opt.K)
-		switch {
-		case solid:
-			meta.Solid++
-			counted = append(counted, known{i, w, len(res.Docs)})
-		case res.Total >= 0:
-			counted = append(counted, known{i, w, res.Total})
-		}
-		if solid {
+	chains := 0
+	for sent := 0; sent < opt.Queries; {
+		// a drill-down chain: one random keyword, refined while overflowing
+		chains++
+		draw := chains - 1
+		var q []string
+		for depth := 0; depth < maxDrillDown && sent < opt.Queries; depth++ {
+			w := vocab[rng.Intn(len(vocab))]
+			if contains(q, w) {
+				continue
+			}
+			q = append(q, w)
+			res, err := FetchAll(ctx, s, QueryText(q), opt.K)
+			if err != nil {
+				return nil, meta, fmt.Errorf("enrich: sample: %w", err)
+			}
+			sent++
+			if opt.Progress != nil {
+				opt.Progress(sent, len(sample.Docs))
+			}
+			solid := res.Solid(opt.K)
+			switch {
+			case solid:
+				meta.Solid++
+				counted = append(counted, known{draw, append([]string(nil), q...), len(res.Docs)})
+			case res.Total >= 0:
+				counted = append(counted, known{draw, append([]string(nil), q...), res.Total})
+			}
+			if !solid {
+				continue // overflowing: refine
+			}
 			for _, d := range res.Docs {
 				deg := 0
-				has := false
 				for _, t := range Terms(DocText(d, opt.Columns)) {
 					if inV[t] {
 						deg++
 					}
-					has = has || t == w
 				}
-				if !has {
-					deg++
+				if deg < len(q) {
+					deg = len(q) // the interface matched fields outside the document
 				}
-				if rng.Float64() >= 1/float64(deg) {
+				if rng.Float64() >= 1/binomial(deg, len(q)) {
 					continue
 				}
 				key := docKey(d)
@@ -260,15 +280,14 @@ func BuildSample(ctx context.Context, s Searcher, opt SampleOptions) (*Sample, S
 					sample.Docs = append(sample.Docs, d)
 					acceptedBy = append(acceptedBy, nil)
 				}
-				acceptedBy[si] = append(acceptedBy[si], i)
+				acceptedBy[si] = append(acceptedBy[si], draw)
 			}
-		}
-		if opt.Progress != nil {
-			opt.Progress(i+1, len(sample.Docs))
+			break
 		}
 	}
+	meta.Chains = chains
 	meta.Records = len(sample.Docs)
-	sample.Theta = estimateTheta(sample, acceptedBy, counted, opt.Columns, opt.Queries)
+	sample.Theta = estimateTheta(sample, acceptedBy, counted, opt.Columns, chains)
 	meta.Theta = sample.Theta
 	if sample.Theta > 0 {
 		meta.HiddenSize = float64(len(sample.Docs)) / sample.Theta
@@ -279,8 +298,29 @@ func BuildSample(ctx context.Context, s Searcher, opt SampleOptions) (*Sample, S
 // known is a sampling query whose |q(H)| is known.
 type known struct {
 	draw  int
-	term  string
+	terms []string
 	count int // |q(H)|
+}
+
+// maxDrillDown bounds the keywords of a sampling query.
+const maxDrillDown = 3
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// binomial is C(n, r) as a float.
+func binomial(n, r int) float64 {
+	c := 1.0
+	for i := 0; i < r; i++ {
+		c = c * float64(n-i) / float64(i+1)
+	}
+	return c
 }
 
 // estimateTheta is the leave-one-out ratio estimator. For each query q_i
@@ -300,7 +340,11 @@ func estimateTheta(s *Sample, acceptedBy [][]int, counted []known, columns []str
 	for _, c := range counted {
 		den += float64(c.count)
 		for si := range s.Docs {
-			if !terms[si][c.term] {
+			all := true
+			for _, t := range c.terms {
+				all = all && terms[si][t]
+			}
+			if !all {
 				continue
 			}
 			for _, d := range acceptedBy[si] {

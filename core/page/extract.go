@@ -10,6 +10,10 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
+// maxLabelNest is how many enclosing labels leave a control's text out of
+// theirs.
+const maxLabelNest = 4
+
 // nearbyWords is how many words of nearby text a control without a label
 // takes as its label.
 const nearbyWords = 6
@@ -379,7 +383,9 @@ func (w *walker) control(n *html.Node) {
 	fs.f.Checked = fs.f.Checked && (fs.f.Type == "checkbox" || fs.f.Type == "radio")
 	fs.end = w.buf.len()
 	w.buf.brk()
-	for _, li := range w.labelStack {
+	// Labels nest only on broken pages; the innermost few are enough and
+	// keep the work linear.
+	for _, li := range w.labelStack[max(0, len(w.labelStack)-maxLabelNest):] {
 		w.labels[li].inner = append(w.labels[li].inner, fs.span)
 	}
 	if k := len(w.labelStack); k > 0 && fs.labelable {

@@ -3,16 +3,19 @@ package page
 import (
 	"bytes"
 	"io"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
 )
 
-// Attributes that markForms adds; extract reads and hides them.
-const (
-	attrFormMark  = "data-dwcrawl-form"  // on <form>: its ordinal among form start tags
-	attrOwnerMark = "data-dwcrawl-owner" // on controls: the ordinal of the form that owns it
+// Attributes that markForms adds and extract reads; they never reach a
+// Page. The random suffix keeps a page from forging them.
+var (
+	markSuffix    = strconv.FormatUint(rand.Uint64(), 36)
+	attrFormMark  = "data-dwcrawl-form-" + markSuffix  // on <form>: its ordinal among form start tags
+	attrOwnerMark = "data-dwcrawl-owner-" + markSuffix // on controls: the ordinals of the forms that own it
 )
 
 // insertion is text to insert before src[at].
@@ -143,8 +146,12 @@ func (s *formSim) formStart(ins []insertion, start, at int) []insertion {
 	return append(ins, insertion{at, mark(attrFormMark, s.forms-1)})
 }
 
+// maxOwners bounds the forms one control can belong to (real pages nest
+// forms one or two deep; hostile ones must not make the output quadratic).
+const maxOwners = 4
+
 // ownerMark lists the innermost open form, then the enclosing forms that
-// still have elements open around the current point.
+// still have elements open around the current point, innermost first.
 func (s *formSim) ownerMark() string {
 	top := len(s.open) - 1
 	b := make([]byte, 0, 32)
@@ -152,8 +159,9 @@ func (s *formSim) ownerMark() string {
 	b = append(b, attrOwnerMark...)
 	b = append(b, `="`...)
 	b = strconv.AppendInt(b, int64(s.open[top].ord), 10)
-	for i := top - 1; i >= 0; i-- {
+	for i, n := top-1, 1; i >= 0 && n < maxOwners; i-- {
 		if s.open[i].depth < s.depth {
+			n++
 			b = append(b, ' ')
 			b = strconv.AppendInt(b, int64(s.open[i].ord), 10)
 		}

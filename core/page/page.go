@@ -115,7 +115,9 @@ const (
 // Parse parses an HTML document fetched from base. contentType is the HTTP
 // Content-Type header ("" if unknown); the charset comes from it, a
 // byte-order mark, a <meta> declaration or sniffing. base may be nil, in which
-// case only absolute links and actions are kept.
+// case only absolute links and actions are kept. The error is non-nil only
+// for documents the tree builder refuses (more than 512 nested open
+// elements).
 func Parse(body []byte, contentType string, base *url.URL) (*Page, error) {
 	return parseUTF8(decode(body, contentType), base)
 }

@@ -343,3 +343,35 @@ func TestMarkFormsKeepsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileInputs checks that inputs built to make the extraction
+// quadratic stay bounded: text windows cut long words, a control belongs to
+// at most maxOwners forms, and too deep a tree is an error, not a panic.
+func TestHostileInputs(t *testing.T) {
+	base := mustURL(t, "http://example.com/")
+	long := strings.Repeat("a", 1<<20) + strings.Repeat("<a href=x></a>", 5000)
+	p, err := Parse([]byte(long), "", base)
+	if err != nil || len(p.Links) != 5000 {
+		t.Fatalf("long word: %d links, %v", len(p.Links), err)
+	}
+	if b := p.Links[0].Before; len(b) > LinkContextWords*maxWordBytes || len(b) == 0 {
+		t.Errorf("Before of a huge word has %d bytes", len(b))
+	}
+
+	nested := strings.Repeat("<div><form>", 200) + strings.Repeat("<input>", 1000)
+	p, err = Parse([]byte(nested), "", base)
+	if err != nil || len(p.Forms) != 200 {
+		t.Fatalf("nested: %d forms, %v", len(p.Forms), err)
+	}
+	total := 0
+	for _, f := range p.Forms {
+		total += len(f.Fields)
+	}
+	if total != 1000*maxOwners {
+		t.Errorf("nested forms hold %d fields, want %d", total, 1000*maxOwners)
+	}
+
+	if _, err := Parse([]byte(strings.Repeat("<div>", 600)), "", base); err == nil {
+		t.Errorf("600 nested divs: want an error from the tree builder")
+	}
+}

@@ -76,48 +76,57 @@ func between(text string, start, end int) string {
 	return strings.TrimSpace(text[start:end])
 }
 
+// maxWordBytes bounds how far lastWords and firstWords look per word, so
+// that a page of one huge "word" and many links stays linear; a word cut by
+// the bound is returned in part.
+const maxWordBytes = 64
+
 // lastWords returns the last n words of text[:end].
 func lastWords(text string, end, n int) string {
-	if end > len(text) {
-		end = len(text)
-	}
+	end = min(end, len(text))
 	for end > 0 && text[end-1] == ' ' {
 		end--
 	}
+	lo := max(0, end-n*maxWordBytes)
 	k := end
-	for words := 0; k > 0 && words < n; {
-		for k > 0 && text[k-1] != ' ' {
+	for words := 0; k > lo && words < n; {
+		for k > lo && text[k-1] != ' ' {
 			k--
 		}
 		words++
 		if words < n {
-			for k > 0 && text[k-1] == ' ' {
+			for k > lo && text[k-1] == ' ' {
 				k--
 			}
 		}
+	}
+	for k < end && !utf8.RuneStart(text[k]) {
+		k++
 	}
 	return strings.TrimSpace(text[k:end])
 }
 
 // firstWords returns the first n words of text[start:].
 func firstWords(text string, start, n int) string {
-	if start < 0 {
-		start = 0
-	}
+	start = max(start, 0)
 	for start < len(text) && text[start] == ' ' {
 		start++
 	}
+	hi := min(len(text), start+n*maxWordBytes)
 	k := start
-	for words := 0; k < len(text) && words < n; {
-		for k < len(text) && text[k] != ' ' {
+	for words := 0; k < hi && words < n; {
+		for k < hi && text[k] != ' ' {
 			k++
 		}
 		words++
 		if words < n {
-			for k < len(text) && text[k] == ' ' {
+			for k < hi && text[k] == ' ' {
 				k++
 			}
 		}
+	}
+	for k > start && k < len(text) && !utf8.RuneStart(text[k]) {
+		k--
 	}
 	return strings.TrimSpace(text[start:k])
 }

@@ -4,5 +4,9 @@
 // term selection by document frequency.
 //
 // SmartCrawler (Zhao et al.) represents URLs, anchors and surrounding text as
-// such vectors; ACHE (Barbosa & Freire) selects features by document frequency.
+// such vectors and compares them with cosine similarity; its URL feature
+// drops the top-level domain, stems, keeps the top-k terms and splits URL
+// tokens on frequent terms ("abebooks" → abe, book): URLTerms and
+// SplitCompound. ACHE (Barbosa & Freire) selects features by document
+// frequency (TopK).
 package text

@@ -1,0 +1,124 @@
+package crawl
+
+import (
+	"context"
+	"sync"
+
+	"github.com/dwcrawl/dwcrawl/core/frontier"
+	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/core/rank"
+)
+
+// acheLevels is the number of distances ACHE's link classifier predicts.
+const acheLevels = 3
+
+// achePolicy is ACHE's adaptive link learner: links are queued by the level
+// the multi-level Naive Bayes classifier predicts (1 = one step from a form
+// page), and the classifier relearns from the backward paths of the form
+// pages found, every M forms.
+type achePolicy struct {
+	e   *Engine
+	cls *rank.LinkClassifier
+	mu  sync.Mutex
+	// in maps a fetched page to the link that led to it, for backward paths.
+	in map[string]linkData
+}
+
+func newACHEPolicy(e *Engine) linkPolicy {
+	p := &achePolicy{e: e, in: map[string]linkData{},
+		cls: rank.NewLinkClassifier(rank.ClassifierOptions{Levels: acheLevels, Every: e.prof.Learn.FormsEvery})}
+	p.bootstrap()
+	return p
+}
+
+// bootstrap trains the first classifier from the profile, standing in for
+// the sample form pages ACHE starts from: links named like the profile's
+// link hints lead to a form in one step, links with its topic words in two,
+// and links named like its negative hints lead nowhere.
+func (p *achePolicy) bootstrap() {
+	pr := p.e.prof
+	near := append(append([]string{}, pr.Link.Keywords...), pr.Forms.Keywords...)
+	for _, kw := range near {
+		for _, topic := range pr.Keywords {
+			p.cls.AddPath([]rank.Features{
+				rank.ClassifierFeatures("/"+topic, topic, topic),
+				rank.ClassifierFeatures("/"+kw, kw, kw+" "+topic),
+			})
+		}
+	}
+	for _, neg := range append(append([]string{}, pr.Link.Negative...), pr.Site.Negative...) {
+		p.cls.AddOther(rank.ClassifierFeatures("/"+neg, neg, neg))
+	}
+	if _, err := p.cls.Train(); err != nil {
+		p.e.log.Debug("ache bootstrap: untrained link classifier", "err", err)
+	}
+}
+
+func (p *achePolicy) name() string { return "ache" }
+func (p *achePolicy) levels() int  { return acheLevels }
+
+// follow keeps ACHE on topic: links of pages the page classifier accepts,
+// and of pages that hold searchable forms.
+func (p *achePolicy) follow(v *visited, relevant bool, _ float64) bool {
+	return relevant || v.searchable() > 0
+}
+
+func (p *achePolicy) classify(u string, d linkData) (int, float64) {
+	return p.cls.Classify(rank.ClassifierFeatures(u, d.Anchor, d.Around))
+}
+
+func (p *achePolicy) score(_ *visited, _ float64, l page.Link, d linkData) (int, float64) {
+	return p.classify(l.URL, d)
+}
+
+func (p *achePolicy) rescore() frontier.Classifier {
+	return func(it *frontier.Item) (int, float64) { return p.classify(it.URL, decodeLinkData(it.Data)) }
+}
+
+// fetched remembers the link that led to a page.
+func (p *achePolicy) fetched(u string, d linkData) {
+	p.mu.Lock()
+	p.in[u] = d
+	p.mu.Unlock()
+}
+
+// formPage adds the backward path of a form page; after every M paths the
+// classifier relearns and the persistent frontier is re-classified.
+func (p *achePolicy) formPage(_ context.Context, r *linkRunner, v *visited) {
+	p.mu.Lock()
+	var rev []rank.Features
+	u := v.URL
+	for i := 0; i < acheLevels; i++ {
+		d, ok := p.in[u]
+		if !ok || d.Parent == "" {
+			break
+		}
+		rev = append(rev, rank.ClassifierFeatures(u, d.Anchor, d.Around))
+		u = d.Parent
+	}
+	p.mu.Unlock()
+	if len(rev) == 0 {
+		return
+	}
+	path := make([]rank.Features, len(rev))
+	for i, f := range rev {
+		path[len(rev)-1-i] = f
+	}
+	it, err := p.cls.AddPath(path)
+	if err != nil {
+		p.e.log.Warn("ache: relearning the link classifier", "err", err)
+		return
+	}
+	if it == nil {
+		return
+	}
+	p.e.stats.learnForms.Add(1)
+	if err := saveIteration(p.e.db, *it); err != nil {
+		p.e.log.Warn("recording learning round", "err", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, err := r.lf.Reload(); err != nil {
+		p.e.log.Warn("ache: reloading the frontier", "err", err)
+	}
+}
