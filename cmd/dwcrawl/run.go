@@ -127,4 +127,3 @@ func describeWeb(s crawl.Setup) string {
 	}
 	return "real web"
 }
-

@@ -62,6 +62,9 @@ func (x *siteExploration) inSite(ctx context.Context, home *visited, outs []outL
 		if err != nil {
 			return outs, pages, forms, rel, err
 		}
+		if v.Dup {
+			continue
+		}
 		pages++
 		depthPages++
 		n := v.searchable()

@@ -55,6 +55,7 @@ type linkPolicy interface {
 // siteCount holds the per-site counts the stop criteria read.
 type siteCount struct {
 	pages, noForm, forms int
+	deep                 bool
 }
 
 // linkRunner runs ache and bestfirst: workers pop links from one frontier.
@@ -146,6 +147,9 @@ func (r *linkRunner) restore(ctx context.Context) error {
 		sc.forms += nf
 		if nf == 0 {
 			sc.noForm++
+		}
+		for _, f := range rec.Forms {
+			sc.deep = sc.deep || f.Relevant
 		}
 		return nil
 	}); err != nil {
@@ -268,6 +272,9 @@ func (r *linkRunner) process(ctx context.Context, it frontier.Item) error {
 	if t, ok := r.pol.(interface{ fetched(string, linkData) }); ok {
 		t.fetched(it.URL, d)
 	}
+	if v.Dup {
+		return nil
+	}
 	r.mu.Lock()
 	sc := r.site(it.Site)
 	sc.pages++
@@ -276,7 +283,15 @@ func (r *linkRunner) process(ctx context.Context, it frontier.Item) error {
 	} else {
 		sc.noForm++
 	}
+	newDeep := v.relevant() > 0 && !sc.deep
+	sc.deep = sc.deep || newDeep
 	r.mu.Unlock()
+	if newDeep {
+		r.e.stats.deep.Add(1)
+		if err := r.e.db.AddCounter(ctrDeep, 1); err != nil {
+			return err
+		}
+	}
 	if v.Page == nil {
 		return nil
 	}

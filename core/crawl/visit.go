@@ -61,6 +61,9 @@ type visited struct {
 	Page     *page.Page // nil when the fetch failed
 	Forms    []formRecord
 	Replayed bool
+	// Dup marks a URL another worker of this run is fetching or fetched:
+	// nothing to do, and it counts for no stop criterion.
+	Dup bool
 	// formDecisions are HIFI's full verdicts, parallel to Forms (fresh fetches only).
 	formDecisions []form.Decision
 }
@@ -104,7 +107,7 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra f
 	// two workers can reach one URL at once (in-site and reverse search,
 	// redirects): only the first fetches it
 	if _, dup := e.claimed.LoadOrStore(hash64(u), struct{}{}); dup {
-		return &visited{URL: u, Site: canon.Site(u), Depth: depth, Replayed: true}, nil
+		return &visited{URL: u, Site: canon.Site(u), Depth: depth, Replayed: true, Dup: true}, nil
 	}
 	if !e.reserve() {
 		e.claimed.Delete(hash64(u))
