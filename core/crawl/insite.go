@@ -11,6 +11,9 @@ import (
 type siteExploration struct {
 	t    *twoStage
 	site string
+	// queued holds the in-site URLs already pushed, so that the navigation
+	// links every page repeats are ranked once.
+	queued map[string]struct{}
 }
 
 // collectOut appends the out-of-site links of v.
@@ -101,10 +104,17 @@ func (x *siteExploration) inSite(ctx context.Context, home *visited, outs []outL
 // push queues the in-site links of v, ranked by the link ranker.
 func (x *siteExploration) push(lf *frontier.LinkFrontier, v *visited) error {
 	rk := x.t.rk
+	if x.queued == nil {
+		x.queued = map[string]struct{}{v.URL: {}}
+	}
 	for _, l := range v.Page.Links {
 		if l.NoFollow || canon.Site(l.URL) != x.site {
 			continue
 		}
+		if _, dup := x.queued[l.URL]; dup {
+			continue
+		}
+		x.queued[l.URL] = struct{}{}
 		d := linkData{Parent: v.URL, Anchor: l.Anchor, Around: l.Before + " " + l.After}
 		it := frontier.Item{URL: l.URL, Site: x.site, Depth: v.Depth + 1, Score: rk.link(l.URL, d.Anchor, d.Around), Data: d.encode()}
 		if _, err := lf.Push(it); err != nil {
