@@ -39,51 +39,11 @@ import (
 	"math"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/script"
 	lua "github.com/yuin/gopher-lua"
 )
-
-// Errors of the search adapter, matched with errors.Is on a *SearchError.
-var (
-	// ErrRateLimited: the engine kept refusing for rate or quota reasons
-	// after the retries, or asked for a wait longer than MaxRetryAfter.
-	ErrRateLimited = errors.New("search engine rate limited")
-	// ErrUnavailable: the engine or the network failed on every attempt.
-	ErrUnavailable = errors.New("search engine unavailable")
-	// ErrConfig: the plugin is not usable as configured (an API key or base
-	// URL is missing or rejected); retrying will not help.
-	ErrConfig = errors.New("search plugin not configured")
-	// ErrUnsupported: the engine can't answer this kind of query.
-	ErrUnsupported = errors.New("search operation not supported")
-	// ErrBudgetExhausted: the engine's query budget is spent.
-	ErrBudgetExhausted = errors.New("search query budget exhausted")
-	// ErrBadResult: the plugin returned a value that breaks the contract.
-	ErrBadResult = errors.New("search plugin returned an invalid result")
-)
-
-// Error codes a plugin may return in {error = code}.
-const (
-	CodeRateLimited = "rate_limited"
-	CodeUnavailable = "unavailable"
-	CodeConfig      = "config"
-	CodeUnsupported = "unsupported"
-	CodeFailed      = "failed"
-)
-
-// codeErr maps a code to its sentinel; retryable codes are marked.
-var codeErr = map[string]struct {
-	err   error
-	retry bool
-}{
-	CodeRateLimited: {ErrRateLimited, true},
-	CodeUnavailable: {ErrUnavailable, true},
-	CodeConfig:      {ErrConfig, false},
-	CodeUnsupported: {ErrUnsupported, false},
-	CodeFailed:      {nil, false},
-}
 
 // SearchResult is one hit of a search engine.
 type SearchResult struct {
@@ -99,57 +59,6 @@ type SearchPage struct {
 	Next bool
 	// Total is the engine's estimate of the number of results, -1 unknown.
 	Total int
-}
-
-// SearchError is the error of a failed Search, Links, Site or Check call.
-// Err carries the position in the plugin (a *script.Error "file:line: ...")
-// or a sentinel; errors.Is also matches the sentinel of Code.
-type SearchError struct {
-	Engine   string // "search/brave"
-	Op       string // "search", "link", "site" or "check"
-	Query    string // the query, URL or host
-	Page     int
-	Code     string // a Code* constant, "error" for a raised Lua error, "budget", "invalid"
-	Attempts int    // plugin calls made for this request
-	Err      error
-}
-
-// Error renders "search/brave: link "https://x/" page 1 (3 attempts): file:line: msg".
-func (e *SearchError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", e.Engine, e.Op)
-	if e.Op != "check" {
-		fmt.Fprintf(&b, " %q page %d", e.Query, e.Page)
-	}
-	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " (%d attempts)", e.Attempts)
-	}
-	b.WriteString(": ")
-	if e.Err != nil {
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the cause and the sentinel of the code.
-func (e *SearchError) Unwrap() []error {
-	var errs []error
-	if e.Err != nil {
-		errs = append(errs, e.Err)
-	}
-	switch e.Code {
-	case "budget":
-		errs = append(errs, ErrBudgetExhausted)
-	case "invalid":
-		errs = append(errs, ErrBadResult)
-	case "error":
-		errs = append(errs, ErrUnavailable)
-	default:
-		if c, ok := codeErr[e.Code]; ok && c.err != nil {
-			errs = append(errs, c.err)
-		}
-	}
-	return errs
 }
 
 // SearchOptions configures a SearchEngine. Zero values mean the defaults.
@@ -174,69 +83,24 @@ type SearchOptions struct {
 	Logger *slog.Logger
 }
 
-func (o SearchOptions) withDefaults() SearchOptions {
-	if o.Retries == 0 {
-		o.Retries = 3
-	} else if o.Retries < 0 {
-		o.Retries = 0
-	}
-	if o.Backoff <= 0 {
-		o.Backoff = time.Second
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = 30 * time.Second
-	}
-	if o.MaxBackoff < o.Backoff {
-		o.MaxBackoff = o.Backoff
-	}
-	if o.MaxRetryAfter <= 0 {
-		o.MaxRetryAfter = 2 * time.Minute
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	return o
-}
-
-// SearchStats counts an engine's work.
-type SearchStats struct {
-	Queries     int // plugin calls made (attempts, retries included)
-	Pages       int // calls that returned a result page
-	Results     int // results returned
-	Errors      int // failed attempts
-	RateLimited int // attempts answered with rate_limited
-	Retries     int // attempts that were retries
-	Failed      int // requests that failed after their retries
+func (o SearchOptions) policy() policy {
+	return newPolicy(o.Budget, o.MinInterval, o.Retries, o.Backoff, o.MaxBackoff, o.MaxRetryAfter, o.Logger)
 }
 
 // SearchEngine runs a search plugin with retries, backoff, a minimum
 // interval between queries and a query budget. It is safe for concurrent
 // use: calls are serialised (one Lua state, and the interval applies across
-// callers anyway). It never panics; every failure is a *SearchError.
+// callers anyway). It never panics; every failure is an *Error.
 type SearchEngine struct {
-	p        *Plugin
-	opt      SearchOptions
-	ref      string
-	env      []string
-	interval time.Duration
-	maxPage  int
-	sleep    func(ctx context.Context, d time.Duration) error
-	now      func() time.Time
-	mu       sync.Mutex
-	last     time.Time // start of the previous query
-	stats    SearchStats
-	closed   bool
+	*caller
+	maxPage int
 }
 
 // OpenSearchEngine loads search plugin ref ("search/brave", "brave" or a
 // file path; userDirs are searched first) in a state of pool and wraps it.
 // pool should be built with PoolOptions so the plugin's helpers resolve.
 func OpenSearchEngine(ctx context.Context, pool *script.Pool, ref string, opt SearchOptions, userDirs ...string) (*SearchEngine, error) {
-	name := ref
-	if k, n, ok := strings.Cut(ref, "/"); ok && k == "search" && !strings.HasSuffix(ref, ".lua") {
-		name = n
-	}
-	p, err := Load(ctx, pool, "search", name, userDirs...)
+	p, err := loadRef(ctx, pool, "search", ref, userDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -248,60 +112,33 @@ func OpenSearchEngine(ctx context.Context, pool *script.Pool, ref string, opt Se
 	return e, nil
 }
 
+// loadRef loads plugin ref of kind: "kind/name", a bare name, or a file path.
+func loadRef(ctx context.Context, pool *script.Pool, kind, ref string, userDirs []string) (*Plugin, error) {
+	name := ref
+	if k, n, ok := strings.Cut(ref, "/"); ok && k == kind && !strings.HasSuffix(ref, ".lua") {
+		name = n
+	}
+	return Load(ctx, pool, kind, name, userDirs...)
+}
+
 // NewSearchEngine wraps a loaded search plugin, checking the optional parts
 // of the contract (env, min_interval, max_page, link, site, check). The
 // engine owns p from now on: Close closes it.
 func NewSearchEngine(p *Plugin, opt SearchOptions) (*SearchEngine, error) {
-	if p == nil || p.Table == nil {
-		return nil, errors.New("plugins.NewSearchEngine: plugin is nil or closed")
+	c, err := newCaller(p, "search", opt.policy(), "link", "site", "check")
+	if err != nil {
+		return nil, err
 	}
-	if p.Kind != "search" {
-		return nil, p.chunk.Errorf("kind", "is %q; a search engine needs a search plugin", p.Kind)
-	}
-	e := &SearchEngine{p: p, opt: opt.withDefaults(), ref: p.Ref(), sleep: sleepCtx, now: time.Now}
-	c := p.chunk
-	switch x := p.Field("env").(type) {
-	case *lua.LNilType:
-	case *lua.LTable:
-		for i := 1; i <= x.Len(); i++ {
-			s, ok := x.RawGetInt(i).(lua.LString)
-			if !ok {
-				return nil, c.Errorf(fmt.Sprintf("env[%d]", i), "expected the name of an environment variable, got %s", x.RawGetInt(i).Type())
-			}
-			e.env = append(e.env, string(s))
-		}
-	default:
-		return nil, c.Errorf("env", "expected a list of environment variable names, got %s", x.Type())
-	}
-	for _, key := range []string{"link", "site", "check"} {
-		switch x := p.Field(key).(type) {
-		case *lua.LNilType, *lua.LFunction:
-		default:
-			return nil, c.Errorf(key, "expected function, got %s", x.Type())
-		}
-	}
-	switch x := p.Field("min_interval").(type) {
-	case *lua.LNilType:
-	case lua.LNumber:
-		if x < 0 || math.IsNaN(float64(x)) || x > 3600 {
-			return nil, c.Errorf("min_interval", "must be seconds in [0, 3600], got %v", x)
-		}
-		e.interval = time.Duration(float64(x) * float64(time.Second))
-	default:
-		return nil, c.Errorf("min_interval", "expected a number of seconds, got %s", x.Type())
-	}
-	if e.opt.MinInterval > e.interval {
-		e.interval = e.opt.MinInterval
-	}
+	e := &SearchEngine{caller: c}
 	switch x := p.Field("max_page").(type) {
 	case *lua.LNilType:
 	case lua.LNumber:
 		if x < 1 || float64(x) != math.Trunc(float64(x)) {
-			return nil, c.Errorf("max_page", "must be a positive integer, got %v", x)
+			return nil, p.chunk.Errorf("max_page", "must be a positive integer, got %v", x)
 		}
 		e.maxPage = int(x)
 	default:
-		return nil, c.Errorf("max_page", "expected integer, got %s", x.Type())
+		return nil, p.chunk.Errorf("max_page", "expected integer, got %s", x.Type())
 	}
 	return e, nil
 }
@@ -313,51 +150,17 @@ func (e *SearchEngine) Info() Info { return e.p.Info }
 func (e *SearchEngine) Env() []string { return append([]string(nil), e.env...) }
 
 // Stats returns the counters so far.
-func (e *SearchEngine) Stats() SearchStats {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.stats
-}
+func (e *SearchEngine) Stats() Stats { return e.statsNow() }
 
 // Close releases the plugin's state; later calls fail.
-func (e *SearchEngine) Close() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.closed {
-		e.closed = true
-		e.p.Close()
-	}
-}
+func (e *SearchEngine) Close() { e.close() }
 
 // Check asks the plugin whether it is usable (its check function: API keys
 // present, base URL set) without sending a query; nil when it has no check.
 func (e *SearchEngine) Check(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return &SearchError{Engine: e.ref, Op: "check", Code: CodeFailed, Err: errors.New("engine is closed")}
-	}
-	fn, ok := e.p.Func("check")
-	if !ok {
-		return nil
-	}
-	v, err := e.protectedCall(ctx, fn)
-	if err != nil {
-		return &SearchError{Engine: e.ref, Op: "check", Code: "error", Attempts: 1, Err: err}
-	}
-	switch x := v.(type) {
-	case *lua.LNilType:
-		return nil
-	case lua.LBool:
-		if x {
-			return nil
-		}
-		return &SearchError{Engine: e.ref, Op: "check", Code: CodeConfig, Attempts: 1, Err: e.posError(fn, "check", "plugin is not usable")}
-	case lua.LString:
-		return &SearchError{Engine: e.ref, Op: "check", Code: CodeConfig, Attempts: 1, Err: e.posError(fn, "check", string(x))}
-	default:
-		return &SearchError{Engine: e.ref, Op: "check", Code: "invalid", Attempts: 1, Err: e.posError(fn, "check", "must return nil or a message, got "+v.Type().String())}
-	}
+	return e.check(ctx)
 }
 
 // Search sends a keyword query and returns result page page (from 1).
@@ -380,175 +183,32 @@ func (e *SearchEngine) Site(ctx context.Context, host string, page int) (SearchP
 // run performs operation op (search, link, site) with retries: it calls the
 // plugin function of that name, or search with the operator prefixed.
 func (e *SearchEngine) run(ctx context.Context, op, query string, page int) (SearchPage, error) {
-	if page < 1 {
-		page = 1
-	}
-	fail := func(code string, attempts int, err error) (SearchPage, error) {
-		return SearchPage{Total: -1}, &SearchError{Engine: e.ref, Op: op, Query: query, Page: page, Code: code, Attempts: attempts, Err: err}
-	}
+	page = max(page, 1)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return fail(CodeFailed, 0, errors.New("engine is closed"))
-	}
-	if e.maxPage > 0 && page > e.maxPage {
+	if !e.closed && e.maxPage > 0 && page > e.maxPage {
 		return SearchPage{Total: -1}, nil // the engine serves no deeper page
 	}
-	key, arg := op, query
-	fn, ok := e.p.Func(op)
-	if !ok && op != "search" {
-		key, arg = "search", op+":"+query
-		fn, ok = e.p.Func(key)
-	}
-	if !ok {
-		return fail("invalid", 0, e.posError(nil, key, "plugin does not define this function"))
-	}
-	backoff := e.opt.Backoff
-	for attempt := 1; ; attempt++ {
-		if e.opt.Budget > 0 && e.stats.Queries >= e.opt.Budget {
-			e.stats.Failed++
-			return fail("budget", attempt-1, fmt.Errorf("%w after %d queries", ErrBudgetExhausted, e.stats.Queries))
-		}
-		if err := e.waitTurn(ctx); err != nil {
-			e.stats.Failed++
-			return fail(CodeFailed, attempt-1, err)
-		}
-		e.last = e.now()
-		e.stats.Queries++
-		if attempt > 1 {
-			e.stats.Retries++
-		}
-		sp, code, wait, err := e.attempt(ctx, fn, key, arg, page)
-		if err == nil {
-			e.stats.Pages++
-			e.stats.Results += len(sp.Results)
-			return sp, nil
-		}
-		e.stats.Errors++
-		if code == CodeRateLimited {
-			e.stats.RateLimited++
-		}
-		e.opt.Logger.Warn("search plugin call failed", "engine", e.ref, "op", op, "query", query, "page", page, "attempt", attempt, "code", code, "err", err)
-		if ctx.Err() != nil {
-			e.stats.Failed++
-			return fail(code, attempt, err)
-		}
-		retry := code == "error"
-		if c, ok := codeErr[code]; ok {
-			retry = c.retry
-		}
-		if wait > e.opt.MaxRetryAfter {
-			retry = false
-			err = fmt.Errorf("%w (engine asks to wait %v, more than the %v allowed)", err, wait.Round(time.Second), e.opt.MaxRetryAfter)
-		}
-		if !retry || attempt > e.opt.Retries {
-			e.stats.Failed++
-			return fail(code, attempt, err)
-		}
-		if e.opt.Budget > 0 && e.stats.Queries >= e.opt.Budget {
-			e.stats.Failed++
-			return fail("budget", attempt, fmt.Errorf("%w after %d queries; last error: %w", ErrBudgetExhausted, e.stats.Queries, err))
-		}
-		if wait <= 0 {
-			wait = backoff
-			backoff = min(2*backoff, e.opt.MaxBackoff)
-		}
-		if serr := e.sleep(ctx, wait); serr != nil {
-			e.stats.Failed++
-			return fail(code, attempt, fmt.Errorf("%w (while waiting to retry: %w)", err, serr))
+	r := request{op: op, key: op, query: query, page: page}
+	arg := query
+	if !e.closed {
+		var ok bool
+		if r.fn, ok = e.p.Func(op); !ok && op != "search" {
+			r.key, arg = "search", op+":"+query
+			r.fn, _ = e.p.Func(r.key)
 		}
 	}
-}
-
-// waitTurn sleeps until the minimum interval since the previous query has
-// passed.
-func (e *SearchEngine) waitTurn(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if e.interval <= 0 || e.last.IsZero() {
-		return nil
-	}
-	if d := e.interval - e.now().Sub(e.last); d > 0 {
-		return e.sleep(ctx, d)
-	}
-	return nil
-}
-
-// attempt makes one plugin call and decodes its answer. code is empty on
-// success, a Code* constant for a returned error table, "error" for a raised
-// error and "invalid" for a contract violation; wait is the plugin's
-// retry_after.
-func (e *SearchEngine) attempt(ctx context.Context, fn *lua.LFunction, key, arg string, page int) (sp SearchPage, code string, wait time.Duration, err error) {
-	v, err := e.protectedCall(ctx, fn, lua.LString(arg), lua.LNumber(page))
+	r.args = []lua.LValue{lua.LString(arg), lua.LNumber(page)}
+	var sp SearchPage
+	err := e.caller.run(ctx, r, func(tb *lua.LTable) (int, error) {
+		var err error
+		sp, err = decodeSearchPage(tb)
+		return len(sp.Results), err
+	})
 	if err != nil {
-		return sp, "error", 0, err
+		return SearchPage{Total: -1}, err
 	}
-	tb, ok := v.(*lua.LTable)
-	if !ok {
-		return sp, "invalid", 0, e.posError(fn, key, fmt.Sprintf("must return a table {results=, next=} or {error=}, got %s", v.Type()))
-	}
-	if ev := tb.RawGetString("error"); ev != lua.LNil {
-		return e.errorTable(fn, key, tb, ev)
-	}
-	sp, err = decodeSearchPage(tb)
-	if err != nil {
-		return sp, "invalid", 0, e.posError(fn, key, err.Error())
-	}
-	return sp, "", 0, nil
-}
-
-// errorTable decodes {error=code, message=, retry_after=}.
-func (e *SearchEngine) errorTable(fn *lua.LFunction, key string, tb *lua.LTable, ev lua.LValue) (SearchPage, string, time.Duration, error) {
-	sp := SearchPage{Total: -1}
-	code, ok := ev.(lua.LString)
-	if !ok {
-		return sp, "invalid", 0, e.posError(fn, key, "error: expected a string code, got "+ev.Type().String())
-	}
-	msg := ""
-	if m, ok := tb.RawGetString("message").(lua.LString); ok {
-		msg = string(m)
-	}
-	var wait time.Duration
-	switch ra := tb.RawGetString("retry_after").(type) {
-	case *lua.LNilType:
-	case lua.LNumber:
-		if ra > 0 && !math.IsNaN(float64(ra)) {
-			wait = time.Duration(math.Min(float64(ra), 1e6) * float64(time.Second))
-		}
-	default:
-		return sp, "invalid", 0, e.posError(fn, key, "retry_after: expected a number of seconds, got "+ra.Type().String())
-	}
-	c := string(code)
-	if _, known := codeErr[c]; !known {
-		return sp, "invalid", 0, e.posError(fn, key, fmt.Sprintf("unknown error code %q (want rate_limited, unavailable, config, unsupported or failed): %s", c, msg))
-	}
-	text := strings.ReplaceAll(c, "_", " ")
-	if msg != "" {
-		text += ": " + msg
-	}
-	return sp, c, wait, e.posError(fn, key, text)
-}
-
-// protectedCall calls fn in the plugin's state, turning any Go panic into an
-// error (gopher-lua recovers Lua errors itself; this guards the rest).
-func (e *SearchEngine) protectedCall(ctx context.Context, fn *lua.LFunction, args ...lua.LValue) (v lua.LValue, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			v, err = lua.LNil, fmt.Errorf("%s: panic in plugin call: %v", e.p.Path, r)
-		}
-	}()
-	return script.CallFunc(ctx, e.p.L, fn, args...)
-}
-
-// posError is an error positioned at the definition of fn in the plugin
-// (the function that returned the bad value), or at the plugin's table.
-func (e *SearchEngine) posError(fn *lua.LFunction, key, msg string) error {
-	se := &script.Error{File: e.p.Path, Line: e.p.chunk.KeyLine(key), Key: key, Msg: msg}
-	if fn != nil && fn.Proto != nil && fn.Proto.SourceName != "" {
-		se.File, se.Line = fn.Proto.SourceName, fn.Proto.LineDefined
-	}
-	return se
+	return sp, nil
 }
 
 // decodeSearchPage reads {results = {{url=, title=, snippet=}}, next=, total=}
@@ -557,36 +217,18 @@ func (e *SearchEngine) posError(fn *lua.LFunction, key, msg string) error {
 // kept once.
 func decodeSearchPage(tb *lua.LTable) (SearchPage, error) {
 	sp := SearchPage{Total: -1}
-	var err error
-	tb.ForEach(func(k, v lua.LValue) {
-		if err != nil {
-			return
-		}
-		ks, ok := k.(lua.LString)
-		if !ok {
-			err = fmt.Errorf("result table: unexpected key %s (want results, next, total)", k.String())
-			return
-		}
-		switch string(ks) {
+	err := eachKey(tb, "result table", "results, next, total", func(key string, v lua.LValue) (err error) {
+		switch key {
 		case "results":
 			sp.Results, err = decodeResults(v)
 		case "next":
-			b, ok := v.(lua.LBool)
-			if !ok {
-				err = fmt.Errorf("next: expected boolean, got %s", v.Type())
-				return
-			}
-			sp.Next = bool(b)
+			sp.Next, err = optBool("next", v)
 		case "total":
-			n, ok := v.(lua.LNumber)
-			if !ok || n < 0 || math.IsNaN(float64(n)) {
-				err = fmt.Errorf("total: expected a non-negative number or nil, got %s", v.String())
-				return
-			}
-			sp.Total = int(math.Min(float64(n), math.MaxInt32))
+			sp.Total, err = count("total", v)
 		default:
-			err = fmt.Errorf("unknown key %q in the result table (want results, next, total, or error)", string(ks))
+			err = fmt.Errorf("unknown key %q in the result table (want results, next, total, or error)", key)
 		}
+		return err
 	})
 	if err != nil {
 		return SearchPage{Total: -1}, err
@@ -598,11 +240,10 @@ func decodeSearchPage(tb *lua.LTable) (SearchPage, error) {
 }
 
 func decodeResults(v lua.LValue) ([]SearchResult, error) {
-	list, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, fmt.Errorf("results: expected a list, got %s", v.Type())
+	list, n, err := listOf("results", v)
+	if err != nil {
+		return nil, err
 	}
-	n := list.Len()
 	out := make([]SearchResult, 0, n)
 	seen := make(map[string]bool, n)
 	for i := 1; i <= n; i++ {
@@ -612,31 +253,19 @@ func decodeResults(v lua.LValue) ([]SearchResult, error) {
 			return nil, fmt.Errorf("%s: expected a table {url=, title=, snippet=}, got %s", key, list.RawGetInt(i).Type())
 		}
 		var r SearchResult
-		var err error
-		item.ForEach(func(k, v lua.LValue) {
-			if err != nil {
-				return
-			}
-			s, isStr := v.(lua.LString)
-			switch lua.LVAsString(k) {
+		err := eachKey(item, key, "url, title, snippet", func(k string, v lua.LValue) (err error) {
+			switch k {
 			case "url":
-				if !isStr {
-					err = fmt.Errorf("%s.url: expected string, got %s", key, v.Type())
-				}
-				r.URL = strings.TrimSpace(string(s))
+				r.URL, err = optString(key+".url", v)
+				r.URL = strings.TrimSpace(r.URL)
 			case "title":
-				if !isStr && v != lua.LNil {
-					err = fmt.Errorf("%s.title: expected string, got %s", key, v.Type())
-				}
-				r.Title = string(s)
+				r.Title, err = optString(key+".title", v)
 			case "snippet":
-				if !isStr && v != lua.LNil {
-					err = fmt.Errorf("%s.snippet: expected string, got %s", key, v.Type())
-				}
-				r.Snippet = string(s)
+				r.Snippet, err = optString(key+".snippet", v)
 			default:
-				err = fmt.Errorf("%s: unknown key %s (want url, title, snippet)", key, k.String())
+				err = fmt.Errorf("%s: unknown key %s (want url, title, snippet)", key, k)
 			}
+			return err
 		})
 		if err != nil {
 			return nil, err
@@ -651,25 +280,7 @@ func decodeResults(v lua.LValue) ([]SearchResult, error) {
 		seen[r.URL] = true
 		out = append(out, r)
 	}
-	if list.Len() == 0 {
-		// A table with non-list keys is not a list of results.
-		if k, _ := list.Next(lua.LNil); k != lua.LNil {
-			return nil, errors.New("results: expected a list, got a table with keys")
-		}
-	}
 	return out, nil
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // LinkLister adapts a SearchEngine to consumers that want only the URLs of

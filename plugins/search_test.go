@@ -133,23 +133,23 @@ func TestSearchEngineRetries(t *testing.T) {
 		wantErr error  // nil: success
 		wantMsg string // substring of the error
 		sleeps  []time.Duration
-		stats   SearchStats
+		stats   Stats
 	}{
-		{name: "ok", query: "ok", stats: SearchStats{Queries: 1, Pages: 1, Results: 1}},
+		{name: "ok", query: "ok", stats: Stats{Queries: 1, Pages: 1, Results: 1}},
 		{name: "rate limited then ok", query: "rl:2", sleeps: []time.Duration{5 * s, 5 * s},
-			stats: SearchStats{Queries: 3, Pages: 1, Results: 1, Errors: 2, RateLimited: 2, Retries: 2}},
+			stats: Stats{Queries: 3, Pages: 1, Results: 1, Errors: 2, RateLimited: 2, Retries: 2}},
 		{name: "unavailable backs off", query: "busy:3", sleeps: []time.Duration{s, 2 * s, 4 * s},
-			stats: SearchStats{Queries: 4, Pages: 1, Results: 1, Errors: 3, Retries: 3}},
+			stats: Stats{Queries: 4, Pages: 1, Results: 1, Errors: 3, Retries: 3}},
 		{name: "raised error retried then fails", query: "raise:9", opt: SearchOptions{Retries: 4, MaxBackoff: 3 * s},
 			wantErr: ErrUnavailable, wantMsg: "(5 attempts): testdata/search/fake.lua:" + fmt.Sprint(lineOf(t, "testdata/search/fake.lua", `error("boom "`)) + ": boom 5",
-			sleeps: []time.Duration{s, 2 * s, 3 * s, 3 * s}, stats: SearchStats{Queries: 5, Errors: 5, Retries: 4, Failed: 1}},
+			sleeps: []time.Duration{s, 2 * s, 3 * s, 3 * s}, stats: Stats{Queries: 5, Errors: 5, Retries: 4, Failed: 1}},
 		{name: "no retries", query: "raise:9", opt: SearchOptions{Retries: -1}, wantErr: ErrUnavailable,
-			stats: SearchStats{Queries: 1, Errors: 1, Failed: 1}},
+			stats: Stats{Queries: 1, Errors: 1, Failed: 1}},
 		{name: "config not retried", query: "config", wantErr: ErrConfig, wantMsg: pos + "config: FAKE_KEY is not set",
-			stats: SearchStats{Queries: 1, Errors: 1, Failed: 1}},
-		{name: "daily quota gives up", query: "daily", wantErr: ErrRateLimited, wantMsg: "engine asks to wait 24h0m0s",
-			stats: SearchStats{Queries: 1, Errors: 1, RateLimited: 1, Failed: 1}},
-		{name: "unsupported", query: "unsupported", wantErr: ErrUnsupported, stats: SearchStats{Queries: 1, Errors: 1, Failed: 1}},
+			stats: Stats{Queries: 1, Errors: 1, Failed: 1}},
+		{name: "daily quota gives up", query: "daily", wantErr: ErrRateLimited, wantMsg: "asks to wait 24h0m0s",
+			stats: Stats{Queries: 1, Errors: 1, RateLimited: 1, Failed: 1}},
+		{name: "unsupported", query: "unsupported", wantErr: ErrUnsupported, stats: Stats{Queries: 1, Errors: 1, Failed: 1}},
 		{name: "not a table", query: "notable", wantErr: ErrBadResult, wantMsg: pos + "must return a table"},
 		{name: "result without url", query: "nourl", wantErr: ErrBadResult, wantMsg: "results[1].url: missing"},
 		{name: "unknown key", query: "badkey", wantErr: ErrBadResult, wantMsg: `unknown key "nxt"`},
@@ -157,7 +157,7 @@ func TestSearchEngineRetries(t *testing.T) {
 		{name: "next not boolean", query: "badnext", wantErr: ErrBadResult, wantMsg: "next: expected boolean, got string"},
 		{name: "results missing", query: "noresults", wantErr: ErrBadResult, wantMsg: "results: missing"},
 		{name: "budget", query: "rl:5", opt: SearchOptions{Budget: 2}, wantErr: ErrBudgetExhausted, wantMsg: "after 2 queries; last error: " + pos + "rate limited: slow down",
-			sleeps: []time.Duration{5 * s}, stats: SearchStats{Queries: 2, Errors: 2, RateLimited: 2, Retries: 1, Failed: 1}},
+			sleeps: []time.Duration{5 * s}, stats: Stats{Queries: 2, Errors: 2, RateLimited: 2, Retries: 1, Failed: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,7 +172,7 @@ func TestSearchEngineRetries(t *testing.T) {
 					t.Errorf("page = %+v, want %+v", sp, want)
 				}
 			} else {
-				var se *SearchError
+				var se *Error
 				if !errors.Is(err, tt.wantErr) || !errors.As(err, &se) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
 				}
@@ -186,7 +186,7 @@ func TestSearchEngineRetries(t *testing.T) {
 			if got := clk.slept(); !reflect.DeepEqual(got, tt.sleeps) {
 				t.Errorf("sleeps = %v, want %v", got, tt.sleeps)
 			}
-			if tt.stats != (SearchStats{}) && e.Stats() != tt.stats {
+			if tt.stats != (Stats{}) && e.Stats() != tt.stats {
 				t.Errorf("stats = %+v, want %+v", e.Stats(), tt.stats)
 			}
 		})

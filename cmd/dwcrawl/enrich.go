@@ -34,6 +34,7 @@ func openInterface(ctx context.Context, spec string) (enrich.Searcher, error) {
 var enrichFlags = []cli.Flag{
 	&cli.StringFlag{Name: "local", Usage: "local table `D.csv` (header row, UTF-8)", Required: true},
 	&cli.StringFlag{Name: "columns", Usage: "columns forming each record's document, comma-separated", Required: true},
+	&cli.StringFlag{Name: "hidden-columns", Usage: "fields of a returned record matching --columns, in order (default: the same names)"},
 	&cli.StringFlag{Name: "interface", Usage: "keyword interface: http(s) URL of a JSON search API, or a Lua keyword plugin", Required: true},
 	&cli.StringFlag{Name: "budget", Value: "20%", Usage: "query budget: a number, or a percentage of the local table"},
 	&cli.IntFlag{Name: "k", Usage: "result limit k of the interface (default: what the interface declares)"},
@@ -86,7 +87,7 @@ func runEnrich(c *cli.Context) error {
 		return errExit{2, err}
 	}
 	res, err := enrich.Run(c.Context, enrich.RunOptions{
-		Local: c.String("local"), Columns: splitList(c.String("columns")), Interface: s, K: c.Int("k"),
+		Local: c.String("local"), Columns: splitList(c.String("columns")), HiddenColumns: splitList(c.String("hidden-columns")), Interface: s, K: c.Int("k"),
 		Budget: budget, BudgetFraction: frac, Method: method[0],
 		SamplePath: c.String("sample"), Theta: c.Float64("theta"), SampleQueries: c.Int("sample-queries"),
 		Match: ms, Pool: enrich.PoolOptions{MinSupport: c.Int("min-support")},

@@ -27,6 +27,7 @@ func init() {
 			&cli.StringFlag{Name: "out", Usage: "sample file `hs.jsonl`", Required: true},
 			&cli.StringFlag{Name: "local", Usage: "local table whose keywords form the vocabulary"},
 			&cli.StringFlag{Name: "columns", Usage: "document columns of --local (also the hidden fields of a record's document)"},
+			&cli.StringFlag{Name: "hidden-columns", Usage: "fields of a returned record forming its document (default: --columns)"},
 			&cli.StringFlag{Name: "words", Usage: "word list for the vocabulary (one per line, or JSON)"},
 			&cli.IntFlag{Name: "k", Usage: "result limit k (default: what the interface declares)"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "random seed"},
@@ -80,9 +81,13 @@ func runSample(c *cli.Context) error {
 			return fmt.Errorf("asking the interface for k: %w (give --k)", err)
 		}
 	}
+	hcols := splitList(c.String("hidden-columns"))
+	if len(hcols) == 0 {
+		hcols = cols
+	}
 	errw := c.App.ErrWriter
 	sample, meta, err := enrich.BuildSample(c.Context, s, enrich.SampleOptions{
-		Queries: c.Int("queries"), K: k, Vocabulary: vocab, Columns: cols, Seed: c.Int64("seed"),
+		Queries: c.Int("queries"), K: k, Vocabulary: vocab, Columns: hcols, Seed: c.Int64("seed"),
 		Progress: func(done, n int) {
 			if errw != nil && (done%max(1, c.Int("queries")/10) == 0 || done == c.Int("queries")) {
 				fmt.Fprintf(errw, "sample: %d/%d queries, %d records\n", done, c.Int("queries"), n)

@@ -99,6 +99,8 @@ type Engine struct {
 	limit  int64
 	// claimed holds the hashes of URLs this run has started to fetch.
 	claimed sync.Map
+	// formSigs holds the signatures of the searchable forms recorded.
+	formSigs sync.Map
 }
 
 // New checks the options and prepares an engine over deps.Store.
@@ -153,6 +155,9 @@ func (e *Engine) Stats() *Stats { return &e.stats }
 func (e *Engine) Run(ctx context.Context) (Snapshot, error) {
 	if err := e.restoreCounters(); err != nil {
 		return Snapshot{}, err
+	}
+	if err := e.restoreFormSignatures(); err != nil {
+		return Snapshot{}, fmt.Errorf("crawl: restoring forms: %w", err)
 	}
 	e.stats.start = time.Now()
 	done := make(chan struct{})

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
@@ -50,6 +52,7 @@ type formRecord struct {
 	Kind       string  `json:"k"`
 	Searchable bool    `json:"s,omitempty"`
 	Relevant   bool    `json:"r,omitempty"`
+	Dup        bool    `json:"d,omitempty"` // searchable, but recorded already on another page
 	P          float64 `json:"p"`
 }
 
@@ -161,14 +164,49 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra f
 	return v, nil
 }
 
-// judgeForms runs HIFI on every form of the page.
+// judgeForms runs HIFI on every form of the page. A searchable form already
+// recorded on another page of the site (a search box repeated on every result
+// page) is kept as a duplicate: it is not a new entry point.
 func (e *Engine) judgeForms(v *visited) {
 	host := canon.Host(v.URL)
 	for i := range v.Page.Forms {
-		d := e.deps.Forms.Classify(&v.Page.Forms[i], host)
-		v.Forms = append(v.Forms, formRecord{Index: v.Page.Forms[i].Index, Kind: d.Kind, Searchable: d.Searchable, Relevant: d.Relevant && d.Searchable, P: d.PSearchable})
+		f := &v.Page.Forms[i]
+		d := e.deps.Forms.Classify(f, host)
+		fr := formRecord{Index: f.Index, Kind: d.Kind, Searchable: d.Searchable, Relevant: d.Relevant && d.Searchable, P: d.PSearchable}
+		if fr.Searchable {
+			names := make([]string, 0, len(f.Fields))
+			for _, fl := range f.Fields {
+				names = append(names, fl.Name)
+			}
+			if _, dup := e.formSigs.LoadOrStore(formSignature(v.Site, f.Action, f.Method, names), struct{}{}); dup {
+				fr.Searchable, fr.Relevant, fr.Dup = false, false, true
+			}
+		}
+		v.Forms = append(v.Forms, fr)
 		v.formDecisions = append(v.formDecisions, d)
 	}
+}
+
+// formSignature identifies a form interface: the same action, method and
+// controls on one site are one form wherever the page shows it.
+func formSignature(site, action, method string, names []string) uint64 {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	return hash64(site + "\x00" + action + "\x00" + method + "\x00" + strings.Join(sorted, "\x00"))
+}
+
+// restoreFormSignatures rebuilds the signatures of the recorded forms.
+func (e *Engine) restoreFormSignatures() error {
+	return e.db.ScanForms(func(f store.Form) error {
+		var fields []page.Field
+		json.Unmarshal(f.Fields, &fields)
+		names := make([]string, 0, len(fields))
+		for _, fl := range fields {
+			names = append(names, fl.Name)
+		}
+		e.formSigs.Store(formSignature(f.Site, f.Action, f.Method, names), struct{}{})
+		return nil
+	})
 }
 
 func fillRecord(rec *pageRecord, p *page.Page, forms []formRecord) {

@@ -71,7 +71,7 @@ func TestJaccardAgainstBruteForce(t *testing.T) {
 	l := NewLocal(docs)
 	for _, th := range []float64{0.5, 0.7, 0.9, 1} {
 		m := NewJaccard(l, th, nil)
-		for q := 0; q < 300; q++ {
+		for q := 0; q < 120; q++ {
 			var h string
 			if q%2 == 0 {
 				h = docs[rng.Intn(len(docs))] // near-duplicates exist

@@ -21,6 +21,10 @@ type RunOptions struct {
 	Local string
 	// Columns form each record's document.
 	Columns []string
+	// HiddenColumns name the fields of a returned record that form its
+	// document, in the order of Columns (default: Columns; a record without
+	// them is read through its text).
+	HiddenColumns []string
 	// Interface is the hidden database's keyword interface.
 	Interface Searcher
 	// K is the interface's result limit; 0 asks the interface (TopKer).
@@ -78,6 +82,9 @@ func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
 	}
 	if opt.Method == Ideal {
 		return nil, errors.New("enrich: ideal needs the truth; it is only available in `dwcrawl bench enrich`")
+	}
+	if len(opt.HiddenColumns) == 0 {
+		opt.HiddenColumns = opt.Columns
 	}
 	if opt.Match.Kind == "" {
 		opt.Match = MatchSpec{Kind: "jaccard", Threshold: 0.9}
@@ -141,7 +148,7 @@ func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
 			return nil, err
 		}
 	}
-	matcher, err := opt.Match.New(tab, l, opt.Columns)
+	matcher, err := opt.Match.New(tab, l, opt.HiddenColumns)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +238,7 @@ func obtainSample(ctx context.Context, opt RunOptions, j *journal, l *Local, k i
 		n = 100
 	}
 	logf("building a hidden-database sample with %d queries (not counted in the budget)", n)
-	s, meta, err := BuildSample(ctx, opt.Interface, SampleOptions{Queries: n, K: k, Vocabulary: l.Vocabulary(), Columns: opt.Columns, Seed: opt.Seed})
+	s, meta, err := BuildSample(ctx, opt.Interface, SampleOptions{Queries: n, K: k, Vocabulary: l.Vocabulary(), Columns: opt.HiddenColumns, Seed: opt.Seed})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dwcrawl/dwcrawl/core/form"
+)
+
+// evalCmd is the parent of `dwcrawl eval …`.
+var evalCmd = &cli.Command{
+	Name:  "eval",
+	Usage: "score the classifiers on labelled data",
+}
+
+func init() {
+	evalCmd.Subcommands = append(evalCmd.Subcommands, &cli.Command{
+		Name:      "forms",
+		Usage:     "score a form model on a Formasaurus-layout folder, or cross-validate on it",
+		UsageText: "dwcrawl eval forms --data DIR [--model FILE] [--json]\n   dwcrawl eval forms --data DIR --cv 10 [--json]",
+		Description: "Without --cv, scores a model (the embedded default unless --model is given) on every\n" +
+			"labelled form of DIR. With --cv K, runs K-fold cross-validation grouped by site host\n" +
+			"(no host in both training and test folds), training on DIR itself. Prints accuracy,\n" +
+			"precision/recall/F1 per class and the confusion matrices of searchable-vs-not and of\n" +
+			"the form kinds; --json prints the same as JSON.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Usage: "Formasaurus-layout `DIR` (default: the shared data's formasaurus folder)"},
+			&cli.StringFlag{Name: "model", Usage: "model `FILE` (default: the embedded model)"},
+			&cli.IntFlag{Name: "cv", Usage: "cross-validate with `K` folds grouped by host"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			&cli.Uint64Flag{Name: "seed", Value: form.DefaultSeed, Usage: "seed of the fold assignment"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.IsSet("cv") && c.Int("cv") < 2 {
+				return errExit{2, errors.New("eval forms: --cv needs at least 2 folds")}
+			}
+			if c.IsSet("cv") && c.IsSet("model") {
+				return errExit{2, errors.New("eval forms: --cv trains its own models; drop --model")}
+			}
+			return form.RunEval(c.Context, form.EvalRunOptions{
+				Data: c.String("data"), Model: c.String("model"), CV: c.Int("cv"),
+				JSON: c.Bool("json"), Seed: c.Uint64("seed"),
+			}, c.App.Writer)
+		},
+	})
+	register(evalCmd)
+}
