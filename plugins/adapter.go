@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -513,20 +514,89 @@ func count(key string, v lua.LValue) (int, error) {
 	return int(math.Min(float64(n), math.MaxInt32)), nil
 }
 
-// listOf checks that v is a list (an empty table counts as one) and returns
-// its length.
-func listOf(key string, v lua.LValue) (*lua.LTable, int, error) {
+// pageKey is a key a result page may hold besides its list, next and total.
+type pageKey struct {
+	name string
+	read func(lua.LValue) error
+}
+
+// decodePage reads a result page strictly: the list under listKey
+// (required; read by list), next, total and the extra keys. Any other key is
+// an error naming the keys a page may hold.
+func decodePage(tb *lua.LTable, listKey string, list func(lua.LValue) error, extra ...pageKey) (next bool, total int, err error) {
+	names := []string{listKey, "next", "total"}
+	for _, k := range extra {
+		names = append(names, k.name)
+	}
+	want := strings.Join(names, ", ")
+	total = -1
+	err = eachKey(tb, "result table", want, func(key string, v lua.LValue) (err error) {
+		switch key {
+		case listKey:
+			return list(v)
+		case "next":
+			next, err = optBool("next", v)
+			return err
+		case "total":
+			total, err = count("total", v)
+			return err
+		}
+		for _, k := range extra {
+			if k.name == key {
+				return k.read(v)
+			}
+		}
+		return fmt.Errorf("unknown key %q in the result table (want %s, or error)", key, want)
+	})
+	if err == nil && tb.RawGetString(listKey) == lua.LNil {
+		err = fmt.Errorf("%s: missing (return %s = {} when nothing matched)", listKey, listKey)
+	}
+	if err != nil {
+		return false, -1, err
+	}
+	return next, total, nil
+}
+
+// decodeList reads the list of a result page (key): each item is a table
+// (of the given shape, for errors) that item decodes, returning the item and
+// its identity; an item without identity, or whose identity came earlier on
+// the page, is dropped. An empty table counts as a list.
+func decodeList[T any](key, shape string, v lua.LValue, item func(key string, tb *lua.LTable) (T, string, error)) ([]T, error) {
 	list, ok := v.(*lua.LTable)
 	if !ok {
-		return nil, 0, fmt.Errorf("%s: expected a list, got %s", key, v.Type())
+		return nil, fmt.Errorf("%s: expected a list, got %s", key, v.Type())
 	}
 	n := list.Len()
 	if n == 0 {
 		if k, _ := list.Next(lua.LNil); k != lua.LNil {
-			return nil, 0, fmt.Errorf("%s: expected a list, got a table with keys", key)
+			return nil, fmt.Errorf("%s: expected a list, got a table with keys", key)
 		}
 	}
-	return list, n, nil
+	out := make([]T, 0, n)
+	seen := make(map[string]bool, n)
+	for i := 1; i <= n; i++ {
+		ik := fmt.Sprintf("%s[%d]", key, i)
+		tb, ok := list.RawGetInt(i).(*lua.LTable)
+		if !ok {
+			return nil, fmt.Errorf("%s: expected a table %s, got %s", ik, shape, list.RawGetInt(i).Type())
+		}
+		x, id, err := item(ik, tb)
+		if err != nil {
+			return nil, err
+		}
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// webURL reports whether s is an absolute http(s) URL.
+func webURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // optString reads a string or nil.

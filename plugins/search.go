@@ -33,11 +33,9 @@ package plugins
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
-	"net/url"
 	"strings"
 	"time"
 
@@ -216,71 +214,43 @@ func (e *SearchEngine) run(ctx context.Context, op, query string, page int) (Sea
 // whose URL is not an absolute http(s) URL are dropped, and repeated URLs
 // kept once.
 func decodeSearchPage(tb *lua.LTable) (SearchPage, error) {
-	sp := SearchPage{Total: -1}
-	err := eachKey(tb, "result table", "results, next, total", func(key string, v lua.LValue) (err error) {
-		switch key {
-		case "results":
-			sp.Results, err = decodeResults(v)
-		case "next":
-			sp.Next, err = optBool("next", v)
-		case "total":
-			sp.Total, err = count("total", v)
-		default:
-			err = fmt.Errorf("unknown key %q in the result table (want results, next, total, or error)", key)
-		}
+	var sp SearchPage
+	var err error
+	sp.Next, sp.Total, err = decodePage(tb, "results", func(v lua.LValue) (err error) {
+		sp.Results, err = decodeList("results", "{url=, title=, snippet=}", v, decodeResult)
 		return err
 	})
 	if err != nil {
 		return SearchPage{Total: -1}, err
 	}
-	if tb.RawGetString("results") == lua.LNil {
-		return SearchPage{Total: -1}, errors.New("results: missing (return results = {} when nothing matched)")
-	}
 	return sp, nil
 }
 
-func decodeResults(v lua.LValue) ([]SearchResult, error) {
-	list, n, err := listOf("results", v)
-	if err != nil {
-		return nil, err
+// decodeResult reads {url=, title=, snippet=}; its identity is its URL,
+// none when the URL is not an absolute http(s) URL.
+func decodeResult(key string, item *lua.LTable) (SearchResult, string, error) {
+	var r SearchResult
+	err := eachKey(item, key, "url, title, snippet", func(k string, v lua.LValue) (err error) {
+		switch k {
+		case "url":
+			r.URL, err = optString(key+".url", v)
+			r.URL = strings.TrimSpace(r.URL)
+		case "title":
+			r.Title, err = optString(key+".title", v)
+		case "snippet":
+			r.Snippet, err = optString(key+".snippet", v)
+		default:
+			err = fmt.Errorf("%s: unknown key %s (want url, title, snippet)", key, k)
+		}
+		return err
+	})
+	if err == nil && r.URL == "" {
+		err = fmt.Errorf("%s.url: missing", key)
 	}
-	out := make([]SearchResult, 0, n)
-	seen := make(map[string]bool, n)
-	for i := 1; i <= n; i++ {
-		key := fmt.Sprintf("results[%d]", i)
-		item, ok := list.RawGetInt(i).(*lua.LTable)
-		if !ok {
-			return nil, fmt.Errorf("%s: expected a table {url=, title=, snippet=}, got %s", key, list.RawGetInt(i).Type())
-		}
-		var r SearchResult
-		err := eachKey(item, key, "url, title, snippet", func(k string, v lua.LValue) (err error) {
-			switch k {
-			case "url":
-				r.URL, err = optString(key+".url", v)
-				r.URL = strings.TrimSpace(r.URL)
-			case "title":
-				r.Title, err = optString(key+".title", v)
-			case "snippet":
-				r.Snippet, err = optString(key+".snippet", v)
-			default:
-				err = fmt.Errorf("%s: unknown key %s (want url, title, snippet)", key, k)
-			}
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		if r.URL == "" {
-			return nil, fmt.Errorf("%s.url: missing", key)
-		}
-		u, perr := url.Parse(r.URL)
-		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || seen[r.URL] {
-			continue
-		}
-		seen[r.URL] = true
-		out = append(out, r)
+	if err != nil || !webURL(r.URL) {
+		return r, "", err
 	}
-	return out, nil
+	return r, r.URL, nil
 }
 
 // LinkLister adapts a SearchEngine to consumers that want only the URLs of

@@ -303,43 +303,25 @@ func TestSearchEngineTimeoutAndConcurrency(t *testing.T) {
 }
 
 func TestNewSearchEngineValidation(t *testing.T) {
-	dir := t.TempDir()
-	cases := []struct{ name, body, want string }{
+	checkDeclarations(t, "search", []declCase{
 		{"env not list", "env = 'X',", "x.lua:3: env: expected a list"},
 		{"env item", "env = { 'X', 2 },", "x.lua:3: env[2]: expected the name of an environment variable, got number"},
 		{"link not function", "link = true,", "x.lua:3: link: expected function, got boolean"},
 		{"negative interval", "min_interval = -1,", "x.lua:3: min_interval: must be seconds in [0, 3600]"},
 		{"max_page", "max_page = 1.5,", "x.lua:3: max_page: must be a positive integer"},
-	}
-	for _, tt := range cases {
-		t.Run(tt.name, func(t *testing.T) {
-			writeFile(t, filepath.Join(dir, "search", "x.lua"), "return dw.plugin{\n  kind = 'search', name = 'x', version = '1.0',\n  "+tt.body+"\n  search = function() end,\n}\n")
-			pool := script.NewPool(PoolOptions(script.Options{}, dir))
-			defer pool.Close()
-			e, err := OpenSearchEngine(context.Background(), pool, "search/x", SearchOptions{}, dir)
-			if err == nil {
-				e.Close()
-				t.Fatal("no error")
-			}
-			got := strings.TrimPrefix(err.Error(), filepath.Join(dir, "search")+string(filepath.Separator))
-			if !strings.HasPrefix(got, tt.want) {
-				t.Fatalf("got  %q\nwant %q", got, tt.want)
-			}
-		})
-	}
+	}, func(pool *script.Pool, dir string) (func(), error) {
+		e, err := OpenSearchEngine(context.Background(), pool, "search/x", SearchOptions{}, dir)
+		if err != nil {
+			return nil, err
+		}
+		return e.Close, nil
+	})
+	checkWrongPlugin(t, "keyword", "example", func(p *Plugin) error {
+		_, err := NewSearchEngine(p, SearchOptions{})
+		return err
+	})
 	pool := script.NewPool(PoolOptions(script.Options{}))
 	defer pool.Close()
-	kw, err := Load(context.Background(), pool, "keyword", "example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := NewSearchEngine(kw, SearchOptions{}); err == nil {
-		t.Error("keyword plugin accepted as a search engine")
-	}
-	kw.Close()
-	if _, err := NewSearchEngine(kw, SearchOptions{}); err == nil {
-		t.Error("closed plugin accepted")
-	}
 	// Every bundled search plugin satisfies the contract.
 	for _, info := range List() {
 		if info.Kind != "search" {

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/urfave/cli/v2"
 )
 
@@ -12,6 +13,7 @@ import (
 var version = "0.1.0-dev"
 
 func init() {
+	fetch.Version = version // the User-Agent names the build
 	register(&cli.Command{
 		Name:  "version",
 		Usage: "print the dwcrawl version and build information",

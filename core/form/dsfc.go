@@ -3,8 +3,10 @@ package form
 import (
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/dwcrawl/dwcrawl/core/learn"
 	"github.com/dwcrawl/dwcrawl/core/page"
@@ -62,16 +64,95 @@ func FormText(f *page.Form) string {
 	for _, s := range f.Submits {
 		w(s)
 	}
-	if u, err := url.Parse(f.Action); err == nil {
-		w(u.Path)
-	}
 	w(f.Text)
 	w(f.Context)
 	return sb.String()
 }
 
-// FormTerms returns the stemmed, stop-word-free terms of [FormText].
-func FormTerms(f *page.Form) []string { return text.Terms(FormText(f)) }
+// FormTerms returns the terms the domain classifier reads: the stemmed,
+// stop-word-free terms of [FormText] and of the action URL's host and path
+// ([URLTerms]).
+func FormTerms(f *page.Form) []string { return append(text.Terms(FormText(f)), URLTerms(f.Action)...) }
+
+// URLTerms returns the terms of a URL's host (without "www" and the
+// top-level domain) and path, each token split on the domain vocabulary's
+// words as SmartCrawler splits URL terms ("usedcars" → "used", "car";
+// "bookdb" → "book", "db"), then stemmed, stop words dropped.
+func URLTerms(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" && u.Path == "" {
+		return nil
+	}
+	labels := strings.Split(strings.ToLower(u.Hostname()), ".")
+	if net.ParseIP(u.Hostname()) != nil {
+		labels = nil
+	}
+	if len(labels) > 1 {
+		labels = labels[:len(labels)-1]
+	}
+	var toks []string
+	for _, l := range labels {
+		if l != "www" {
+			toks = append(toks, tokenize(l)...)
+		}
+	}
+	toks = append(toks, tokenize(u.Path)...)
+	var out []string
+	for _, t := range toks {
+		out = append(out, urlTokenTerms(t)...)
+	}
+	return out
+}
+
+var urlMemo = newMemo[[]string](1 << 16)
+
+// urlTokenTerms splits and stems one URL token (memoised; callers must not
+// modify the result).
+func urlTokenTerms(tok string) []string {
+	return urlMemo.get(tok, func(tok string) []string {
+		var out []string
+		for _, p := range learn.SplitCompound(tok, splitVocab()) {
+			if len(p) < 2 || text.IsStop(p) {
+				continue
+			}
+			out = append(out, text.Stem(p))
+		}
+		return out
+	})
+}
+
+var (
+	splitOnce sync.Once
+	splitSet  map[string]bool
+)
+
+// splitVocab is the set of words URL tokens are split on: every word (and
+// its stem) of the curated domain vocabulary, three letters or more.
+func splitVocab() map[string]bool {
+	splitOnce.Do(func() {
+		splitSet = make(map[string]bool)
+		add := func(s string) {
+			for _, w := range text.Tokenize(s) {
+				if len(w) >= 3 && !text.IsStop(w) {
+					splitSet[w] = true
+					if st := text.Stem(w); len(st) >= 3 {
+						splitSet[st] = true
+					}
+				}
+			}
+		}
+		for _, c := range curatedVocab {
+			add(c.labels + " " + c.boxes + " " + c.context + " " + c.choices)
+		}
+		for _, d := range Domains {
+			add(d)
+		}
+		for _, w := range strings.Fields("car cars flight flights person people rent rental apartment job jobs movie film music song book hotel route map product shop store search find query") {
+			add(w)
+		}
+	})
+	return splitSet
+}
 
 // DSFCOptions tune [TrainDSFC].
 type DSFCOptions struct {
@@ -173,16 +254,20 @@ func BundledDomainExamples(seed uint64, perDomain int) ([]DomainExample, error) 
 	for _, d := range domainClasses() {
 		v := voc[d]
 		for range perDomain {
-			out = append(out, DomainExample{Domain: d, Form: genForm(rng, v, voc[OtherDomain])})
+			out = append(out, DomainExample{Domain: d, Form: genForm(rng, v)})
 		}
 	}
 	return out, nil
 }
 
+// Words of any search interface, whatever its domain: every class's
+// generated forms use them, so they carry no domain evidence.
 var (
-	boxNames = []string{"q", "query", "keywords", "search", "s", "kw", "term", "k"}
-	captions = []string{"Search", "Go", "Find", "Submit", "Search now", "GO", "Show results", ""}
-	siteText = []string{"Home", "About us", "Contact", "Sign in", "Help", "Advanced search", "Privacy", "My account"}
+	boxNames       = []string{"q", "query", "keywords", "search", "s", "kw", "term", "k", "w", "text"}
+	captions       = []string{"Search", "Go", "Find", "Submit", "Search now", "GO", "Show results", "OK", ""}
+	siteText       = []string{"Home", "About us", "Contact", "Sign in", "Help", "Advanced search", "Privacy", "My account", "Search our database", "Search by keyword", "Browse", "Latest", "Popular"}
+	genericPrompts = []string{"Search", "Search this site", "Search site", "Enter keywords", "Keywords", "Search for", "Any words", "Search all", "Search the catalog", "Search our database", "What are you looking for?"}
+	genericLabels  = []string{"Keywords", "Category", "Sort by", "Results per page", "Search in", "Match", "Order"}
 )
 
 func pick(rng *rand.Rand, xs []string) string {
@@ -197,12 +282,15 @@ func fieldName(label string) string {
 }
 
 // genForm makes one synthetic searchable form of a domain.
-func genForm(rng *rand.Rand, v, generic DomainVocab) page.Form {
+func genForm(rng *rand.Rand, v DomainVocab) page.Form {
 	f := page.Form{Method: "GET", Action: "http://example.test/search"}
 	var words []string
 	if rng.IntN(3) == 0 {
 		// Keyword box, maybe with a category select.
 		prompt := pick(rng, v.Boxes)
+		if rng.IntN(5) < 2 {
+			prompt = pick(rng, genericPrompts)
+		}
 		fd := page.Field{Tag: "input", Type: "text", Name: pick(rng, boxNames)}
 		if rng.IntN(2) == 0 {
 			fd.Placeholder = prompt
@@ -218,11 +306,15 @@ func genForm(rng *rand.Rand, v, generic DomainVocab) page.Form {
 		n := 2 + rng.IntN(5)
 		for range n {
 			label := pick(rng, v.Labels)
-			if rng.IntN(10) == 0 {
-				label = pick(rng, generic.Labels)
+			if rng.IntN(6) == 0 {
+				label = pick(rng, genericLabels)
 			}
 			if rng.IntN(2) == 0 && len(v.Values) > 0 {
-				f.Fields = append(f.Fields, genSelect(rng, label, v.Values))
+				vals := v.Values
+				if len(v.Choices) > 0 && rng.IntN(2) == 0 {
+					vals = v.Choices
+				}
+				f.Fields = append(f.Fields, genSelect(rng, label, vals))
 			} else {
 				fd := page.Field{Tag: "input", Type: "text", Name: fieldName(label), Label: label}
 				if rng.IntN(3) == 0 {
@@ -242,7 +334,7 @@ func genForm(rng *rand.Rand, v, generic DomainVocab) page.Form {
 	}
 	f.Text = strings.Join(words, " ")
 	var ctx []string
-	ctx = append(ctx, pick(rng, siteText))
+	ctx = append(ctx, pick(rng, siteText), pick(rng, siteText))
 	for range 1 + rng.IntN(3) {
 		ctx = append(ctx, pick(rng, v.Phrases))
 	}

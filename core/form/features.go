@@ -1,8 +1,10 @@
 package form
 
 import (
+	"math/bits"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dwcrawl/dwcrawl/core/learn"
 	"github.com/dwcrawl/dwcrawl/core/page"
@@ -38,16 +40,6 @@ func (g wordGroup) match(tok string) bool {
 		}
 	}
 	return false
-}
-
-func (g wordGroup) count(toks []string) float64 {
-	n := 0
-	for _, t := range toks {
-		if g.match(t) {
-			n++
-		}
-	}
-	return float64(n)
 }
 
 // The word groups are multilingual where Formasaurus's pages are (English,
@@ -89,7 +81,8 @@ type view struct {
 	selects, textarea, file, submitFields, other, visible     int
 	options, required, labels                                 int
 	action, names, hiddenNames, attrs, captions, hints, words []string
-	mainName                                                  string // name of the first visible text box
+	mainName                                                  string      // name of the first visible text box
+	counts                                                    [][]float64 // [source][group] token counts
 }
 
 func isTextType(t string) bool {
@@ -116,11 +109,12 @@ func newView(f *page.Form) *view {
 			if typ != "reset" && typ != "button" || tag == "button" {
 				v.submitFields++
 			}
-			v.captions = append(v.captions, text.Tokenize(fd.Value+" "+fd.Name+" "+fd.ID+" "+fd.Label)...)
+			// The caption itself is in f.Submits; the button adds its name/id.
+			v.captions = append(v.captions, tokenize(fd.Name+" "+fd.ID)...)
 			continue
 		case typ == "hidden":
 			v.hidden++
-			v.hiddenNames = append(v.hiddenNames, text.Tokenize(fd.Name+" "+fd.ID)...)
+			v.hiddenNames = append(v.hiddenNames, tokenize(fd.Name+" "+fd.ID)...)
 			continue
 		case typ == "password":
 			v.password++
@@ -143,7 +137,7 @@ func newView(f *page.Form) *view {
 					v.mainName = strings.ToLower(fd.ID)
 				}
 			}
-			v.hints = append(v.hints, text.Tokenize(fd.Value)...)
+			v.hints = append(v.hints, tokenize(fd.Value)...)
 		default:
 			v.other++
 		}
@@ -154,16 +148,37 @@ func newView(f *page.Form) *view {
 		if fd.Label != "" {
 			v.labels++
 		}
-		v.names = append(v.names, text.Tokenize(fd.Name+" "+fd.ID)...)
-		v.hints = append(v.hints, text.Tokenize(fd.Placeholder+" "+fd.Label)...)
+		v.names = append(v.names, tokenize(fd.Name+" "+fd.ID)...)
+		hint := fd.Placeholder
+		if fd.Label != fd.Placeholder { // the label falls back to the placeholder
+			hint += " " + fd.Label
+		}
+		v.hints = append(v.hints, tokenize(hint)...)
 	}
 	for _, s := range f.Submits {
-		v.captions = append(v.captions, text.Tokenize(s)...)
+		v.captions = append(v.captions, tokenize(s)...)
 	}
 	v.action = actionTokens(f.Action)
-	v.attrs = text.Tokenize(f.ID + " " + f.Name + " " + f.Class)
-	v.words = text.Tokenize(f.Text)
+	v.attrs = tokenize(f.ID + " " + f.Name + " " + f.Class)
+	v.words = tokenize(capText(f.Text))
+	v.countGroups()
 	return v
+}
+
+// maxTextBytes bounds the form text read: a form that wraps half a page
+// (or a thousand-option select) says what it is in its first words, and
+// reading all of it costs more than the rest of the classification.
+const maxTextBytes = 2000
+
+func capText(s string) string {
+	if len(s) <= maxTextBytes {
+		return s
+	}
+	i := maxTextBytes
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }
 
 // searchName reports whether a text box's name says "search query": the
@@ -177,7 +192,7 @@ func searchName(name string) bool {
 	if gSearch.match(name) {
 		return true
 	}
-	for _, t := range text.Tokenize(name) {
+	for _, t := range tokenize(name) {
 		if len(t) >= 3 && gSearch.match(t) {
 			return true
 		}
@@ -190,11 +205,11 @@ func searchName(name string) bool {
 func actionTokens(action string) []string {
 	u, err := url.Parse(action)
 	if err != nil {
-		return text.Tokenize(action)
+		return tokenize(action)
 	}
-	toks := text.Tokenize(u.Path)
+	toks := tokenize(u.Path)
 	for k := range u.Query() {
-		toks = append(toks, text.Tokenize(k)...)
+		toks = append(toks, tokenize(k)...)
 	}
 	return toks
 }
@@ -252,24 +267,60 @@ func buildStructural() []feature {
 		{"caption_empty", func(v *view) float64 { return b2f(len(v.captions) == 0) }},
 		{"form_words", func(v *view) float64 { return float64(len(v.words)) }},
 	}
-	sources := []struct {
-		name string
-		toks func(v *view) []string
-	}{
-		{"action", func(v *view) []string { return v.action }},
-		{"names", func(v *view) []string { return v.names }},
-		{"hidden", func(v *view) []string { return v.hiddenNames }},
-		{"attrs", func(v *view) []string { return v.attrs }},
-		{"caption", func(v *view) []string { return v.captions }},
-		{"hints", func(v *view) []string { return v.hints }},
-		{"text", func(v *view) []string { return v.words }},
-	}
-	for _, g := range groups {
-		for _, s := range sources {
-			fs = append(fs, feature{s.name + "_" + g.name, func(v *view) float64 { return g.count(s.toks(v)) }})
+	for gi, g := range groups {
+		for si, s := range sources {
+			fs = append(fs, feature{s.name + "_" + g.name, func(v *view) float64 { return v.counts[si][gi] }})
 		}
 	}
 	return fs
+}
+
+// sources are the token lists of a view that the group features count in,
+// in feature order.
+var sources = []struct {
+	name string
+	toks func(v *view) []string
+}{
+	{"action", func(v *view) []string { return v.action }},
+	{"names", func(v *view) []string { return v.names }},
+	{"hidden", func(v *view) []string { return v.hiddenNames }},
+	{"attrs", func(v *view) []string { return v.attrs }},
+	{"caption", func(v *view) []string { return v.captions }},
+	{"hints", func(v *view) []string { return v.hints }},
+	{"text", func(v *view) []string { return v.words }},
+}
+
+// groupMask returns the bit set of the groups token t belongs to,
+// memoised: the same few thousand tokens recur on every page.
+func groupMask(t string) uint16 {
+	return maskMemo.get(t, func(t string) uint16 {
+		var m uint16
+		for i, g := range groups {
+			if g.match(t) {
+				m |= 1 << i
+			}
+		}
+		return m
+	})
+}
+
+var maskMemo = newMemo[uint16](1 << 17)
+
+// countGroups fills v.counts from the token sources.
+func (v *view) countGroups() {
+	v.counts = make([][]float64, len(sources))
+	for si, s := range sources {
+		c := make([]float64, len(groups))
+		for _, t := range s.toks(v) {
+			m := groupMask(t)
+			for m != 0 {
+				i := bits.TrailingZeros16(m)
+				c[i]++
+				m &^= 1 << i
+			}
+		}
+		v.counts[si] = c
+	}
 }
 
 // StructuralAttrs returns the attributes of [Structural] vectors.
@@ -287,13 +338,27 @@ func StructuralAttrs() []learn.Attr {
 // contact, newsletter, order, email) appear in the action URL, the field
 // names, the hidden field names, the form's id/name/class, the submit
 // captions, the placeholders/labels and the form's text.
-func Structural(f *page.Form) []float64 {
-	v := newView(f)
-	x := make([]float64, len(structural))
-	for i, ft := range structural {
-		x[i] = ft.f(v)
+func Structural(f *page.Form) []float64 { return analyze(f).structural() }
+
+// analysis caches what the classifiers compute from one form, so HIFI's
+// steps share it.
+type analysis struct {
+	f    *page.Form
+	v    *view
+	x    []float64
+	toks []string
+}
+
+func analyze(f *page.Form) *analysis { return &analysis{f: f, v: newView(f)} }
+
+func (a *analysis) structural() []float64 {
+	if a.x == nil {
+		a.x = make([]float64, len(structural))
+		for i, ft := range structural {
+			a.x[i] = ft.f(a.v)
+		}
 	}
-	return x
+	return a.x
 }
 
 // Tokens returns the form's prefixed tokens for the token-level models:
@@ -301,8 +366,17 @@ func Structural(f *page.Form) []float64 {
 // id/name/class, "s:" captions, "p:" placeholders/labels/values,
 // "t:" form text (stemmed, stop words dropped), "ty:" field types and
 // "m:" method.
-func Tokens(f *page.Form) []string {
-	v := newView(f)
+func Tokens(f *page.Form) []string { return analyze(f).tokens() }
+
+func (a *analysis) tokens() []string {
+	if a.toks == nil {
+		a.toks = uniq(a.v.tokens())
+	}
+	return a.toks
+}
+
+func (v *view) tokens() []string {
+	f := v.f
 	var out []string
 	add := func(prefix string, toks []string) {
 		for _, t := range toks {
@@ -315,7 +389,7 @@ func Tokens(f *page.Form) []string {
 	add("f:", v.attrs)
 	add("s:", v.captions)
 	add("p:", v.hints)
-	add("t:", text.Terms(f.Text))
+	add("t:", text.Terms(capText(f.Text)))
 	for _, fd := range f.Fields {
 		typ := strings.ToLower(fd.Type)
 		if typ == "" {

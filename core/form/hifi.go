@@ -77,7 +77,8 @@ func (h *HIFI) Classify(f *page.Form, pageHost string) Decision {
 	if minD <= 0 {
 		minD = 0.5
 	}
-	p, why := h.Model.SFC.Prob(f)
+	a := analyze(f)
+	p, why := h.Model.SFC.prob(a)
 	d.PSearchable = p
 	d.Reasons = firstN(why, maxReasons-1)
 	if p >= minS {
@@ -91,7 +92,7 @@ func (h *HIFI) Classify(f *page.Form, pageHost string) Decision {
 	} else {
 		d.Kind, d.PKind = KindOther, 1-p
 		if h.Model.Kinds != nil {
-			d.Kind, d.PKind = h.bestNonSearch(f)
+			d.Kind, d.PKind = h.bestNonSearch(a)
 		}
 	}
 	if !d.Searchable || h.NoDomainStep || h.Model.DSFC == nil {
@@ -110,8 +111,8 @@ func (h *HIFI) Classify(f *page.Form, pageHost string) Decision {
 
 // bestNonSearch returns the most probable kind other than search, with
 // its probability renormalised over the non-search kinds.
-func (h *HIFI) bestNonSearch(f *page.Form) (string, float64) {
-	_, _, p := h.Model.Kinds.Kind(f)
+func (h *HIFI) bestNonSearch(a *analysis) (string, float64) {
+	_, _, p := h.Model.Kinds.kind(a)
 	best, bp, rest := KindOther, -1.0, 0.0
 	for i, c := range h.Model.Kinds.Tree.Classes {
 		if c == KindSearch {

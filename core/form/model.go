@@ -15,9 +15,9 @@ const ModelKind = "form-hifi"
 // form-kind classifier and the domain classifier. It is saved as one
 // versioned model file (see [learn.Envelope]).
 type Model struct {
-	SFC   *SFC            `json:"sfc"`
-	Kinds *KindClassifier `json:"kinds"`
-	DSFC  *DSFC           `json:"dsfc,omitempty"`
+	SFC   *SFC              `json:"sfc"`
+	Kinds *KindClassifier   `json:"kinds"`
+	DSFC  *DSFC             `json:"dsfc,omitempty"`
 	Meta  map[string]string `json:"-"`
 }
 

@@ -200,9 +200,10 @@ func loadTarget(ctx context.Context, target string) (*page.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	abs, _ := filepath.Abs(target)
-	base := &url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
-	return page.Parse(body, "text/html", base)
+	// A saved page is read as if served from http://localhost/FILE, so that
+	// its relative actions resolve to http URLs like the crawler sees them.
+	base := &url.URL{Scheme: "http", Host: "localhost", Path: "/" + filepath.Base(target)}
+	return page.Parse(body, "", base)
 }
 
 // ErrNotLoopback is returned when classify is asked to fetch a URL whose

@@ -87,10 +87,30 @@ func scoreClasses(classes []string) []string {
 	return classes
 }
 
+// minTokenDF is the number of training forms a token must occur in to be
+// kept by the token model: one-off tokens (session ids, product codes)
+// only add noise and size.
+const minTokenDF = 2
+
 func trainTokenNB(ex []Example, classes []string, label labeler) (*learn.NB, error) {
-	m := learn.NewNB(classes, 1)
+	docs := make([][]string, len(ex))
+	df := make(map[string]int)
 	for i := range ex {
-		if err := m.Add(uniq(Tokens(&ex[i].Form)), label(&ex[i])); err != nil {
+		docs[i] = Tokens(&ex[i].Form)
+		for _, t := range docs[i] {
+			df[t]++
+		}
+	}
+	m := learn.NewNB(classes, 1)
+	defer m.Freeze()
+	for i, d := range docs {
+		kept := d[:0]
+		for _, t := range d {
+			if df[t] >= minTokenDF {
+				kept = append(kept, t)
+			}
+		}
+		if err := m.Add(kept, label(&ex[i])); err != nil {
 			return nil, err
 		}
 	}
@@ -122,14 +142,14 @@ func outOfFoldTokenScores(ex []Example, classes []string, label labeler, k int, 
 			return nil, err
 		}
 		for _, i := range test {
-			scores[i] = tokenScores(m, &ex[i].Form)
+			scores[i] = tokenScores(m, analyze(&ex[i].Form))
 		}
 	}
 	return scores, nil
 }
 
-func tokenScores(m *learn.NB, f *page.Form) []float64 {
-	p := m.Probs(uniq(Tokens(f)))
+func tokenScores(m *learn.NB, a *analysis) []float64 {
+	p := m.Probs(a.tokens())
 	if len(p) == 2 {
 		p = p[1:]
 	}
@@ -154,18 +174,20 @@ func uniq(ts []string) []string {
 	return out
 }
 
-func (s *StackedTree) vector(f *page.Form) []float64 {
-	x := Structural(f)
+func (s *StackedTree) vector(a *analysis) []float64 {
+	x := a.structural()
 	if s.Tokens != nil {
-		x = append(x, tokenScores(s.Tokens, f)...)
+		x = append(x[:len(x):len(x)], tokenScores(s.Tokens, a)...)
 	}
 	return x
 }
 
 // Probs returns the class probabilities of f (in Tree.Classes order) and
 // the tests on its path through the tree.
-func (s *StackedTree) Probs(f *page.Form) ([]float64, []string) {
-	x := s.vector(f)
+func (s *StackedTree) Probs(f *page.Form) ([]float64, []string) { return s.probs(analyze(f)) }
+
+func (s *StackedTree) probs(a *analysis) ([]float64, []string) {
+	x := s.vector(a)
 	return s.Tree.Probs(x), s.Tree.Explain(x)
 }
 
@@ -191,6 +213,9 @@ func (s *StackedTree) check(name string) error {
 		if s.Tree.Attrs[i].Name != f.name {
 			return fmt.Errorf("%s: attribute %d is %q, want %q: retrain", name, i, s.Tree.Attrs[i].Name, f.name)
 		}
+	}
+	if s.Tokens != nil {
+		s.Tokens.Freeze()
 	}
 	return nil
 }
@@ -226,8 +251,10 @@ func binaryLabel(e *Example) string {
 }
 
 // Prob returns P(searchable) for f and the tests that drove it.
-func (s *SFC) Prob(f *page.Form) (float64, []string) {
-	p, why := s.Probs(f)
+func (s *SFC) Prob(f *page.Form) (float64, []string) { return s.prob(analyze(f)) }
+
+func (s *SFC) prob(a *analysis) (float64, []string) {
+	p, why := s.probs(a)
 	return p[1], why
 }
 
@@ -246,8 +273,10 @@ func TrainKinds(ex []Example, opt TreeOptions) (*KindClassifier, error) {
 
 // Kind returns the most probable kind of f, its probability, and the full
 // distribution in [Kinds] order.
-func (k *KindClassifier) Kind(f *page.Form) (string, float64, []float64) {
-	p, _ := k.Probs(f)
+func (k *KindClassifier) Kind(f *page.Form) (string, float64, []float64) { return k.kind(analyze(f)) }
+
+func (k *KindClassifier) kind(a *analysis) (string, float64, []float64) {
+	p, _ := k.probs(a)
 	b := 0
 	for i := range p {
 		if p[i] > p[b] {

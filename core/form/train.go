@@ -222,3 +222,21 @@ func kindCounts(ex []Example) string {
 	}
 	return s
 }
+
+// WithDomainExamples returns a copy of m whose domain classifier is
+// retrained on the bundled domain forms plus extra (a profile's example
+// forms, forms accepted during a crawl); the SFC and kind classifier are
+// shared with m.
+func (m *Model) WithDomainExamples(extra []DomainExample, seed uint64) (*Model, error) {
+	dex, err := BundledDomainExamples(seed, 300)
+	if err != nil {
+		return nil, err
+	}
+	d, err := TrainDSFC(append(dex, extra...), DSFCOptions{SVM: learn.SVMOptions{Seed: seed}})
+	if err != nil {
+		return nil, err
+	}
+	c := *m
+	c.DSFC = d
+	return &c, nil
+}

@@ -1,8 +1,6 @@
 package learn
 
-import (
-	"strings"
-)
+import "github.com/dwcrawl/dwcrawl/core/text"
 
 // SelectDF returns the k terms that occur in the most docs, highest
 // document frequency first, ties broken by term (ACHE's adaptive feature
@@ -56,45 +54,13 @@ func SplitDocs(docs [][]string, vocab map[string]bool) [][]string {
 	return out
 }
 
-// minPiece is the shortest vocabulary term used to split a compound, and
-// the shortest remainder kept.
-const minPiece = 3
-
 // SplitCompound splits a token glued from words ("abebooks", typical of
-// host names and URL paths) on the longest frequent term it contains,
-// recursively on what is left before and after it: with "book" in vocab,
-// "abebooks" → ["abe", "book"] (remainders shorter than two letters are
-// dropped). A token that is itself in vocab, or contains no vocab term of
-// at least three letters, is returned alone.
+// host names and URL paths) on the frequent terms in vocab: it is
+// [text.SplitCompound] (longest vocabulary term of three or more letters
+// at each position, left to right; leftovers of two or more letters kept),
+// so "abebooks" with "book" in vocab gives ["abe", "book"].
 func SplitCompound(tok string, vocab map[string]bool) []string {
-	if vocab[tok] || len(tok) < minPiece+2 {
-		return []string{tok}
-	}
-	best, at := "", -1
-	for t := range vocab {
-		if len(t) < minPiece || len(t) >= len(tok) || len(t) < len(best) {
-			continue
-		}
-		i := strings.Index(tok, t)
-		if i < 0 {
-			continue
-		}
-		if len(t) > len(best) || t < best {
-			best, at = t, i
-		}
-	}
-	if at < 0 {
-		return []string{tok}
-	}
-	var out []string
-	if pre := tok[:at]; len(pre) >= 2 {
-		out = append(out, SplitCompound(pre, vocab)...)
-	}
-	out = append(out, best)
-	if suf := tok[at+len(best):]; len(suf) >= 2 {
-		out = append(out, SplitCompound(suf, vocab)...)
-	}
-	return out
+	return text.SplitCompound(tok, vocab)
 }
 
 func setOf(xs []string) map[string]bool {

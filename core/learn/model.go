@@ -83,10 +83,11 @@ func Save(path, kind string, meta map[string]string, model any) error {
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
 	_, werr := tmp.Write(append(b, '\n'))
+	merr := tmp.Chmod(0o644)
 	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
+	if werr != nil || merr != nil || cerr != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("save model %s: %w", path, errors.Join(werr, cerr))
+		return fmt.Errorf("save model %s: %w", path, errors.Join(werr, merr, cerr))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
@@ -109,7 +110,20 @@ func Load(path, kind string, model any) (map[string]string, error) {
 }
 
 // BlobStore is what model persistence needs from the crawl store: named
-// byte blobs (the store's models table satisfies it).
+// byte blobs. The store's versioned models table fits with a small adapter:
+//
+//	type models struct{ db *store.DB }
+//	func (m models) PutModel(name string, b []byte) error {
+//		_, err := m.db.PutModel(store.Model{Name: name, Data: b})
+//		return err
+//	}
+//	func (m models) GetModel(name string) ([]byte, error) {
+//		r, ok, err := m.db.GetModel(name)
+//		if err == nil && !ok {
+//			err = fs.ErrNotExist
+//		}
+//		return r.Data, err
+//	}
 type BlobStore interface {
 	PutModel(name string, blob []byte) error
 	GetModel(name string) ([]byte, error)

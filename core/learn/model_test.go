@@ -89,3 +89,33 @@ func TestModelVersionAndFormat(t *testing.T) {
 		})
 	}
 }
+
+func TestOVRRoundTrip(t *testing.T) {
+	X := []Sparse{sp([]int32{0}, []float64{1}), sp([]int32{1}, []float64{1}), sp([]int32{2}, []float64{1})}
+	var xs []Sparse
+	var ls []string
+	for i := range 30 {
+		xs = append(xs, X[i%3])
+		ls = append(ls, []string{"a", "b", "c"}[i%3])
+	}
+	m, err := TrainOVR(xs, ls, 3, SVMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Marshal("ovr", nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back OVR
+	if _, err := Unmarshal(b, "ovr", &back); err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range X {
+		p1, p2 := m.Probs(x), back.Probs(x)
+		for c := range p1 {
+			if d := p1[c] - p2[c]; d > 1e-5 || d < -1e-5 {
+				t.Errorf("case %d class %d: %v vs %v", i, c, p1[c], p2[c])
+			}
+		}
+	}
+}

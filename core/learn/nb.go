@@ -23,6 +23,56 @@ type NB struct {
 	TermTotal  []float64            `json:"term_total"`              // term occurrences per class
 	TermCounts map[string][]float64 `json:"term_counts"`             // term -> occurrences per class
 	classIdx   map[string]int
+	frozen     *nbTable // log-probability tables, see Freeze
+}
+
+// nbTable holds precomputed log probabilities of a frozen model.
+type nbTable struct {
+	prior []float64            // log P(c)
+	logp  map[string][]float64 // log P(t|c)
+}
+
+// Freeze precomputes the model's log probabilities so that scoring does
+// no logarithms (several times faster). Adding a document unfreezes it.
+// Call it when no other goroutine is using the model.
+func (m *NB) Freeze() {
+	k := len(m.Classes)
+	t := &nbTable{prior: m.logPriors(), logp: make(map[string][]float64, len(m.TermCounts))}
+	denom := m.logDenoms()
+	for term, cnt := range m.TermCounts {
+		lp := make([]float64, k)
+		for c := range k {
+			lp[c] = math.Log(cnt[c]+m.Alpha) - denom[c]
+		}
+		t.logp[term] = lp
+	}
+	m.frozen = t
+}
+
+func (m *NB) logPriors() []float64 {
+	k := len(m.Classes)
+	var docs float64
+	for _, n := range m.DocCount {
+		docs += n
+	}
+	s := make([]float64, k)
+	for c := range k {
+		if m.Uniform || docs == 0 {
+			s[c] = -math.Log(float64(k))
+		} else {
+			s[c] = math.Log((m.DocCount[c] + m.Alpha) / (docs + m.Alpha*float64(k)))
+		}
+	}
+	return s
+}
+
+func (m *NB) logDenoms() []float64 {
+	v := float64(len(m.TermCounts))
+	d := make([]float64, len(m.Classes))
+	for c := range d {
+		d[c] = math.Log(m.TermTotal[c] + m.Alpha*v)
+	}
+	return d
 }
 
 // NewNB returns an untrained classifier over the given classes with
@@ -107,6 +157,7 @@ func (m *NB) AddWeighted(doc []string, label string, w float64) error {
 	if w <= 0 || math.IsNaN(w) || math.IsInf(w, 0) {
 		return fmt.Errorf("nb: document weight %v", w)
 	}
+	m.frozen = nil
 	m.DocCount[c] += w
 	for _, t := range doc {
 		cnt := m.TermCounts[t]
@@ -124,21 +175,19 @@ func (m *NB) AddWeighted(doc []string, label string, w float64) error {
 // order (unnormalised log joint probabilities).
 func (m *NB) LogScores(doc []string) []float64 {
 	k := len(m.Classes)
-	s := make([]float64, k)
-	var docs float64
-	for _, n := range m.DocCount {
-		docs += n
-	}
-	v := float64(len(m.TermCounts))
-	denom := make([]float64, k)
-	for c := range k {
-		if m.Uniform || docs == 0 {
-			s[c] = -math.Log(float64(k))
-		} else {
-			s[c] = math.Log((m.DocCount[c] + m.Alpha) / (docs + m.Alpha*float64(k)))
+	if t := m.frozen; t != nil {
+		s := append([]float64(nil), t.prior...)
+		for _, term := range doc {
+			if lp, ok := t.logp[term]; ok {
+				for c := range k {
+					s[c] += lp[c]
+				}
+			}
 		}
-		denom[c] = math.Log(m.TermTotal[c] + m.Alpha*v)
+		return s
 	}
+	s := m.logPriors()
+	denom := m.logDenoms()
 	for _, t := range doc {
 		cnt, ok := m.TermCounts[t]
 		if !ok {

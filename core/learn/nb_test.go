@@ -33,12 +33,18 @@ func TestNBHandComputed(t *testing.T) {
 	if math.Abs(s[0]-math.Log(pc)) > 1e-12 || math.Abs(s[1]-math.Log(po)) > 1e-12 {
 		t.Errorf("log scores %v, want %v %v", s, math.Log(pc), math.Log(po))
 	}
+	// A frozen model scores the same.
+	m.Freeze()
+	if fs := m.LogScores(test); math.Abs(fs[0]-s[0]) > 1e-12 || math.Abs(fs[1]-s[1]) > 1e-12 {
+		t.Errorf("frozen log scores %v, want %v", fs, s)
+	}
 	// Unseen terms are ignored.
 	if got := m.Prob(append(test, "zzz"), "china"); math.Abs(got-want) > 1e-12 {
 		t.Errorf("with unseen term P = %v", got)
 	}
 	// Uniform prior drops the class-frequency factor.
 	m.Uniform = true
+	m.Freeze()
 	pu := (pc / (4.0 / 6)) / (pc/(4.0/6) + po/(2.0/6))
 	if got := m.Prob(test, "china"); math.Abs(got-pu) > 1e-12 {
 		t.Errorf("uniform prior P = %v, want %v", got, pu)

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -39,6 +40,37 @@ type SVM struct {
 	B  float64   `json:"b"`
 	PA float64   `json:"platt_a"`
 	PB float64   `json:"platt_b"`
+}
+
+// svmJSON is the file layout of an SVM: weights stored as float32 (the
+// extra digits of float64 only grow model files).
+type svmJSON struct {
+	W  []float32 `json:"w"`
+	B  float64   `json:"b"`
+	PA float64   `json:"platt_a"`
+	PB float64   `json:"platt_b"`
+}
+
+// MarshalJSON encodes the SVM with float32 weights.
+func (m *SVM) MarshalJSON() ([]byte, error) {
+	j := svmJSON{W: make([]float32, len(m.W)), B: m.B, PA: m.PA, PB: m.PB}
+	for i, w := range m.W {
+		j.W[i] = float32(w)
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON decodes an SVM written by MarshalJSON.
+func (m *SVM) UnmarshalJSON(b []byte) error {
+	var j svmJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*m = SVM{W: make([]float64, len(j.W)), B: j.B, PA: j.PA, PB: j.PB}
+	for i, w := range j.W {
+		m.W[i] = float64(w)
+	}
+	return nil
 }
 
 // Decision returns the signed margin W·x + B.

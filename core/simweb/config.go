@@ -140,15 +140,15 @@ type TextConfig struct {
 
 // FormsConfig sets how common non-searchable forms are.
 type FormsConfig struct {
-	HeaderLogin     float64 `json:"header_login"`      // sites with a login box on every page (0.25)
+	HeaderLogin      float64 `json:"header_login"`      // sites with a login box on every page (0.25)
 	FooterNewsletter float64 `json:"footer_newsletter"` // sites with a newsletter box on every page (0.3)
-	SiteSearchBox   float64 `json:"site_search_box"`   // sites with an external search-engine box on every page (0.45)
-	LoginPage       float64 `json:"login_page"`        // sites with a login page (0.5)
-	RegisterPage    float64 `json:"register_page"`     // sites with a registration page (0.3)
-	PasswordPage    float64 `json:"password_page"`     // sites with a password-recovery page (0.2)
-	ContactPage     float64 `json:"contact_page"`      // sites with a contact form (0.6)
-	OrderForms      float64 `json:"order_forms"`       // item pages with an order/add-to-cart form on shop sites (0.5)
-	OtherForms      float64 `json:"other_forms"`       // listing pages with a poll or display-options form (0.1)
+	SiteSearchBox    float64 `json:"site_search_box"`   // sites with an external search-engine box on every page (0.45)
+	LoginPage        float64 `json:"login_page"`        // sites with a login page (0.5)
+	RegisterPage     float64 `json:"register_page"`     // sites with a registration page (0.3)
+	PasswordPage     float64 `json:"password_page"`     // sites with a password-recovery page (0.2)
+	ContactPage      float64 `json:"contact_page"`      // sites with a contact form (0.6)
+	OrderForms       float64 `json:"order_forms"`       // item pages with an order/add-to-cart form on shop sites (0.5)
+	OtherForms       float64 `json:"other_forms"`       // listing pages with a poll or display-options form (0.1)
 }
 
 // RobotsConfig sets robots.txt rules.
@@ -162,12 +162,12 @@ type RobotsConfig struct {
 // faults never hit a homepage, a form page or a page on the tree path to a
 // form, so every form stays reachable for a robust crawler.
 type FaultConfig struct {
-	Error     float64  `json:"error"`     // permanent 500 (0.004)
-	Flaky     float64  `json:"flaky"`     // 503 + Retry-After on the first request of the URL (0.01)
-	Slow      float64  `json:"slow"`      // response delayed by SlowDelay (0.003)
+	Error     float64  `json:"error"`      // permanent 500 (0.004)
+	Flaky     float64  `json:"flaky"`      // 503 + Retry-After on the first request of the URL (0.01)
+	Slow      float64  `json:"slow"`       // response delayed by SlowDelay (0.003)
 	SlowDelay Duration `json:"slow_delay"` // default 800ms
-	Reset     float64  `json:"reset"`     // connection reset on the first request of the URL (0.002)
-	Oversize  float64  `json:"oversize"`  // body padded past OversizeBytes (0.001)
+	Reset     float64  `json:"reset"`      // connection reset on the first request of the URL (0.002)
+	Oversize  float64  `json:"oversize"`   // body padded past OversizeBytes (0.001)
 	// OversizeBytes is the size of oversized bodies (default 6 MiB).
 	OversizeBytes int     `json:"oversize_bytes"`
 	Malformed     float64 `json:"malformed"` // badly broken (but parseable) HTML (0.03)

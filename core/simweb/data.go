@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/core/shareddata"
 	"github.com/dwcrawl/dwcrawl/core/text"
 )
 
@@ -72,8 +73,9 @@ type City struct{ Name, State, Code, Airport string }
 
 // Vocab is a weighted word list.
 type Vocab struct {
-	Words []string
-	dist  weighted
+	Words   []string
+	dist    weighted
+	builtin int // the first builtin words come from the built-in list
 }
 
 func newVocab(words []string, w []float64) *Vocab {
@@ -114,25 +116,15 @@ func LoadData(dir string) (*Data, error) {
 	return e.d, e.err
 }
 
-// FindDataDir walks up from the working directory looking for shared/data
-// (the project's data folder beside the repository). It returns "" when
-// there is none.
+// FindDataDir returns the project's shared data folder (see package
+// shareddata: $DWCRAWL_SHARED_DATA, else shared/data found walking up from
+// the working directory), or "" when there is none.
 func FindDataDir() string {
-	d, err := os.Getwd()
+	d, err := shareddata.Dir()
 	if err != nil {
 		return ""
 	}
-	for {
-		p := filepath.Join(d, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
+	return d
 }
 
 func loadData(dir string) (*Data, error) {
@@ -144,13 +136,16 @@ func loadData(dir string) (*Data, error) {
 	if err := d.loadTopics(files); err != nil {
 		return nil, err
 	}
-	d.loadGeneric(files)
+	english := d.loadGeneric(files)
 	d.loadCities(files)
 	// the forms (HTML parsing) and the records (JSON) load in parallel
 	formsErr := make(chan error, 1)
 	fd := &Data{Dir: dir, Forms: map[string][]*FormSource{}}
-	go func() { formsErr <- fd.loadForms(dir) }()
+	go func() { formsErr <- fd.loadForms(dir, english) }()
 	wn := d.loadWordNet(files)
+	if wn != nil && len(wn.lemmas) > 0 {
+		d.Generic = d.Generic.filter(func(w string, builtin bool) bool { return builtin || wn.lemmas[w] })
+	}
 	d.buildRecords(files, wn)
 	d.buildVocab(wn)
 	if err := <-formsErr; err != nil {
@@ -266,19 +261,26 @@ func (d *Data) loadTopics(files map[string][]string) error {
 
 // loadGeneric builds the generic filler vocabulary: the built-in web words
 // plus, when present, a word-frequency list (skipping its most frequent,
-// conversational head).
-func (d *Data) loadGeneric(files map[string][]string) {
+// conversational head; later restricted to dictionary words when WordNet is
+// there). It returns a set of English words for language detection.
+func (d *Data) loadGeneric(files map[string][]string) map[string]bool {
 	var words []string
 	var w []float64
+	english := map[string]bool{}
+	for _, x := range text.StopWords() {
+		english[x] = true
+	}
 	seen := map[string]bool{}
 	b, _ := builtinFS.ReadFile("builtin/generic.txt")
 	for i, x := range strings.Fields(string(b)) {
+		english[x] = true
 		if !seen[x] {
 			seen[x] = true
 			words = append(words, x)
 			w = append(w, 3/math.Sqrt(float64(i+10)))
 		}
 	}
+	nBuiltin := len(words)
 	for _, p := range filesMatching(files, "subtlex*.json") {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -295,19 +297,48 @@ func (d *Data) loadGeneric(files map[string][]string) {
 		n := 0
 		for i, r := range rows {
 			x := strings.ToLower(r.Word)
-			if i < 300 || len(x) < 3 || text.IsStop(x) || !isAlpha(x) || seen[x] {
+			english[x] = true
+			if n >= 5000 || i < 300 || len(x) < 3 || text.IsStop(x) || !isAlpha(x) || seen[x] {
 				continue
 			}
 			seen[x] = true
 			words = append(words, x)
 			w = append(w, 1/math.Sqrt(float64(i)))
-			if n++; n >= 4000 {
-				break
-			}
+			n++
 		}
 		break
 	}
 	d.Generic = newVocab(words, w)
+	d.Generic.builtin = nBuiltin
+	return english
+}
+
+// filter keeps the words for which keep is true (builtin: the word is one
+// of the built-in generic words).
+func (v *Vocab) filter(keep func(w string, builtin bool) bool) *Vocab {
+	var words []string
+	var ws []float64
+	nb := 0
+	for i, x := range v.Words {
+		if keep(x, i < v.builtin) {
+			words = append(words, x)
+			ws = append(ws, v.weight(i))
+			if i < v.builtin {
+				nb++
+			}
+		}
+	}
+	out := newVocab(words, ws)
+	out.builtin = nb
+	return out
+}
+
+// weight recovers word i's weight from the cumulative distribution.
+func (v *Vocab) weight(i int) float64 {
+	if i == 0 {
+		return v.dist.cum[0]
+	}
+	return v.dist.cum[i] - v.dist.cum[i-1]
 }
 
 func isAlpha(s string) bool {
@@ -319,9 +350,13 @@ func isAlpha(s string) bool {
 	return s != ""
 }
 
-func (d *Data) loadForms(dir string) error {
+// minEnglishForms is the pool size below which a form kind keeps its
+// non-English forms too.
+const minEnglishForms = 8
+
+func (d *Data) loadForms(dir string, english map[string]bool) error {
 	b := func(p string) ([]byte, error) { return builtinFS.ReadFile(filepath.ToSlash(p)) }
-	bi, _, err := loadFormasaurus("builtin/formasaurus", b)
+	bi, _, err := loadFormasaurus("builtin/formasaurus", b, english)
 	if err != nil {
 		return fmt.Errorf("simweb: built-in forms: %w", err)
 	}
@@ -339,11 +374,23 @@ func (d *Data) loadForms(dir string) error {
 			return nil
 		})
 		if fdir != "" {
-			real, warn, err := loadFormasaurus(fdir, osReadFile)
+			real, warn, err := loadFormasaurus(fdir, osReadFile, english)
 			if err != nil {
 				d.Warnings = append(d.Warnings, err.Error())
 			}
 			d.Warnings = append(d.Warnings, warn...)
+			// the simulated web is English: prefer English forms
+			for k, fs := range real {
+				var en []*FormSource
+				for _, f := range fs {
+					if f.english {
+						en = append(en, f)
+					}
+				}
+				if len(en) >= minEnglishForms {
+					real[k] = en
+				}
+			}
 			d.Forms = real
 		}
 	}
@@ -405,7 +452,7 @@ func (d *Data) buildVocab(wn *wordnetStats) {
 			}
 			var xs []kv
 			for w, n := range counts {
-				if len(w) >= 3 && isAlpha(w) && !text.IsStop(w) && !common[w] {
+				if len(w) >= 3 && isAlpha(w) && !text.IsStop(w) && !common[w] && !contractions[w] {
 					xs = append(xs, kv{w, n})
 				}
 			}
@@ -456,6 +503,10 @@ func (d *Data) buildVocab(wn *wordnetStats) {
 		t.Vocab = newVocab(words, ws)
 	}
 }
+
+// contractions are the stems Tokenize leaves of "doesn't" and the like.
+var contractions = map[string]bool{"doesn": true, "isn": true, "wasn": true, "didn": true, "don": true, "couldn": true,
+	"wouldn": true, "aren": true, "hasn": true, "haven": true, "won": true, "shouldn": true, "weren": true, "hadn": true, "ain": true}
 
 func contains(xs []string, s string) bool {
 	for _, x := range xs {

@@ -321,3 +321,8 @@ func (w *Web) serveEngine(rw http.ResponseWriter, r *http.Request) {
 	b.WriteString("</body></html>\n")
 	io.WriteString(rw, b.String())
 }
+
+// Prepare builds the search engine's index now rather than on the first
+// query (it takes a few seconds for a 100k-page web). It is safe to call
+// from a goroutine while the web serves.
+func (w *Web) Prepare() { w.engine() }

@@ -42,13 +42,14 @@ const (
 // FormSource is one real form cut out of a labeled page, ready to be placed
 // on a simulated page.
 type FormSource struct {
-	Kind   string // one of the Kind constants
-	Letter string // the Formasaurus label
-	Source string // "formasaurus:html/page.html#2" (page and form index)
-	URL    string // the page's original URL
-	Method string // GET or POST
-	Fields []FieldInfo
-	html   string // outer HTML with the action replaced by actionSentinel
+	Kind    string // one of the Kind constants
+	Letter  string // the Formasaurus label
+	Source  string // "formasaurus:html/page.html#2" (page and form index)
+	URL     string // the page's original URL
+	Method  string // GET or POST
+	Fields  []FieldInfo
+	html    string // outer HTML with the action replaced by actionSentinel
+	english bool   // most of its words are English
 }
 
 // FieldInfo summarises one control of a form for the ground truth.
@@ -66,7 +67,7 @@ type fsIndexEntry struct {
 // loadFormasaurus reads a Formasaurus-layout folder (index.json + html/) and
 // returns the usable forms grouped by kind, with warnings for pages whose
 // form count disagrees with their labels.
-func loadFormasaurus(dir string, readFile func(string) ([]byte, error)) (map[string][]*FormSource, []string, error) {
+func loadFormasaurus(dir string, readFile func(string) ([]byte, error), english map[string]bool) (map[string][]*FormSource, []string, error) {
 	b, err := readFile(filepath.Join(dir, "index.json"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("formasaurus index: %w", err)
@@ -105,6 +106,7 @@ func loadFormasaurus(dir string, readFile func(string) ([]byte, error)) (map[str
 				continue
 			}
 			if fs := cutForm(f, kind); fs != nil {
+				fs.english = isEnglish(f, english)
 				fs.Letter = ent.Forms[i]
 				fs.Source = fmt.Sprintf("formasaurus:%s#%d", p, i)
 				fs.URL = ent.URL
@@ -211,6 +213,7 @@ func prepareSearch(f, main *html.Node) {
 			return
 		}
 		if tag == "input" && (typ == "text" || typ == "search") || tag == "textarea" {
+			removeAttr(c, "value") // a pre-filled second box would filter every query
 			return
 		}
 		setAttr(c, "name", "_"+name)
@@ -338,6 +341,44 @@ func latinText(n *html.Node) bool {
 	}
 	walk(n)
 	return other*10 <= latin+other
+}
+
+// isEnglish reports whether at least 60% of the words of a form's text,
+// placeholders, values and options are English (true for a form without
+// words).
+func isEnglish(n *html.Node, english map[string]bool) bool {
+	total, en := 0, 0
+	var walk func(*html.Node)
+	count := func(s string) {
+		for _, t := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
+			if len([]rune(t)) < 3 {
+				continue
+			}
+			total++
+			if english[t] {
+				en++
+			}
+		}
+	}
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			if p := n.Parent; p == nil || p.DataAtom != atom.Script && p.DataAtom != atom.Style {
+				count(n.Data)
+			}
+		case html.ElementNode:
+			count(attr(n, "placeholder"))
+			count(attr(n, "title"))
+			if n.DataAtom == atom.Input {
+				count(attr(n, "value"))
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return total == 0 || en*10 >= total*6
 }
 
 func cloneNode(n *html.Node) *html.Node {

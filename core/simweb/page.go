@@ -323,7 +323,7 @@ func (w *Web) externalLinks(s *site, pid int32) []extLink {
 			e.fault = "broken"
 			e.page = -1
 			if k&1 == 0 {
-				host, e.site = fmt.Sprintf("%s-%x.com", slugWord(w.topics[th.topic].Noun), k>>40), -1
+				host, e.docLink.site = fmt.Sprintf("%s-%x.com", slugWord(w.topics[th.topic].Noun), k>>40), -1
 			} else {
 				path = fmt.Sprintf("/gone-%x.html", k>>40)
 			}
@@ -388,6 +388,7 @@ func (w *Web) writePage(d *doc) {
 	case pkItem:
 		w.writeRecord(d)
 		d.para(words / 2)
+		w.writeChildren(d, "")
 		w.maybeOrderForm(d)
 	case pkUtility:
 		w.writeUtility(d, words)
@@ -705,10 +706,10 @@ func (w *Web) writeFooter(d *doc) {
 		w.writeFormKind(d, KindNewsletter, s.h.feat.newsForm)
 	}
 	d.raw("<ul class=\"footer-links\">")
-	for _, k := range []int{utAbout, utContact, utLogin, utRegister, utCalendar, utPrivacy} {
+	for _, k := range []int{utAbout, utContact, utLogin, utRegister, utPassword, utCalendar, utPrivacy} {
 		if id, ok := s.util[k]; ok {
 			d.raw("<li>")
-			name := map[int]string{utAbout: "About us", utContact: "Contact", utLogin: "Sign in", utRegister: "Register", utCalendar: "Events", utPrivacy: "Privacy policy"}[k]
+			name := map[int]string{utAbout: "About us", utContact: "Contact", utLogin: "Sign in", utRegister: "Register", utPassword: "Forgot password?", utCalendar: "Events", utPrivacy: "Privacy policy"}[k]
 			d.link(id, name, "", false)
 			d.end("li")
 		}

@@ -37,8 +37,9 @@ type wnSynset struct {
 // wordnetStats is what the WordNet glosses contribute: term counts per topic
 // and record pools for the builders that draw on WordNet.
 type wordnetStats struct {
-	terms map[string]map[string]int
-	pools map[string][]hiddendb.Record
+	terms  map[string]map[string]int
+	pools  map[string][]hiddendb.Record
+	lemmas map[string]bool // lower-case one-word lemmas: the dictionary
 }
 
 type topicSel struct {
@@ -75,7 +76,7 @@ func (d *Data) loadWordNet(files map[string][]string) *wordnetStats {
 		}
 		sels = append(sels, s)
 	}
-	wn := &wordnetStats{terms: map[string]map[string]int{}, pools: map[string][]hiddendb.Record{}}
+	wn := &wordnetStats{terms: map[string]map[string]int{}, pools: map[string][]hiddendb.Record{}, lemmas: map[string]bool{}}
 	cats := map[string][]wnSynset{}
 	for _, p := range paths {
 		err := readLines(p, func(line []byte) error {
@@ -85,6 +86,11 @@ func (d *Data) loadWordNet(files map[string][]string) *wordnetStats {
 			}
 			if len(s.Lemmas) == 0 {
 				return nil
+			}
+			for _, l := range s.Lemmas {
+				if isAlpha(l) && strings.ToLower(l) == l {
+					wn.lemmas[l] = true
+				}
 			}
 			gl := " " + strings.ToLower(s.Gloss) + " "
 			toks := map[string]bool{}

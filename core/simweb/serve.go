@@ -253,7 +253,7 @@ func (w *Web) robotsTxt(h *siteHeader) string {
 	if h.feat.crawlDelay > 0 {
 		fmt.Fprintf(&b, "Crawl-delay: %d\n", h.feat.crawlDelay)
 	}
-	fmt.Fprintf(&b, "\nUser-agent: BadBot\nDisallow: /\n\nSitemap: http://%s/sitemap.xml\n", h.host)
+	b.WriteString("\nUser-agent: BadBot\nDisallow: /\n")
 	return b.String()
 }
 

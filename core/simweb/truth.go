@@ -435,7 +435,7 @@ type Stats struct {
 	PageDepth []int `json:"page_depth"`
 	FormDepth []int `json:"form_depth"`
 	// Domains has one row per topic with sites.
-	Domains []DomainStats `json:"domains"`
+	Domains []DomainStats  `json:"domains"`
 	Faults  map[string]int `json:"faults"`
 }
 
@@ -524,7 +524,7 @@ func (st Stats) WriteTable(out io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.3f\n", r.Domain, tg, r.Sites, r.DeepSites, r.Databases, r.Searchable, r.Density)
 	}
 	if st.Pages > 0 {
-		fmt.Fprintf(tw, "all 12 domains\t\t%d\t%d\t%d\t%d\t%.3f\n", tot.Sites, tot.DeepSites, tot.Databases, tot.Searchable, 100*float64(tot.Searchable)/float64(st.Pages))
+		fmt.Fprintf(tw, "all target domains\t\t%d\t%d\t%d\t%d\t%.3f\n", tot.Sites, tot.DeepSites, tot.Databases, tot.Searchable, 100*float64(tot.Searchable)/float64(st.Pages))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "form kind\tforms")

@@ -187,6 +187,7 @@ func Train(topic string, homepages, keywords []string, opt Options) (*Classifier
 			return nil, err
 		}
 	}
+	c.NB.Freeze()
 	return c, nil
 }
 
@@ -238,7 +239,8 @@ func (c *Classifier) Relevant(homepage string) (bool, float64) {
 }
 
 // Learn adds one more labelled homepage (online learning during a crawl).
-// Only already-selected terms are counted.
+// Only already-selected terms are counted. Learn must not run concurrently
+// with Prob or Relevant (the crawler serialises updates).
 func (c *Classifier) Learn(homepage string, relevant bool) {
 	label, w := Background, 1.0
 	if relevant {
@@ -268,5 +270,6 @@ func Unmarshal(b []byte) (*Classifier, error) {
 	for _, t := range c.Features {
 		c.feats[t] = true
 	}
+	c.NB.Freeze()
 	return &c, nil
 }

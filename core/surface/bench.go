@@ -1,10 +1,10 @@
 package surface
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"context"
+	"crypto/sha1"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"

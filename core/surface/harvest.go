@@ -331,7 +331,7 @@ func (st *State) record(prop Proposal, docs []Doc, total int, limited bool, page
 		}
 		res = append(res, Result{Doc: num, Fresh: fresh, Pos: i + 1})
 	}
-	iq := st.Stats.Observe(prop.Query, res, total, prop.Est, limited)
+	iq := st.Stats.Observe(prop.Query, res, total, prop.Est, prop.Gain, limited)
 	if n == 0 {
 		if qt := st.Stats.opt.QueryTerms(prop.Query); len(qt) == 1 {
 			st.Stats.Ban(qt[0])

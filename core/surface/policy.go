@@ -123,7 +123,8 @@ func (a *Adaptive) Next(ctx context.Context, st *State) (Proposal, error) {
 		if devDebug {
 			f, n := st.Stats.StaticRank()
 			size, _, static := st.Stats.Model(opt)
-			println("static", f, n, static, "size", int(size), "W", int(st.Stats.W))
+			m := st.Stats.model(opt)
+			println("static", f, n, static, "size", int(size), "W", int(st.Stats.W), "calib", fmt.Sprintf("%.2f", m.calib))
 		}
 		if c, ok := st.Stats.Select(opt); ok {
 			a.LastChoice = c
@@ -131,7 +132,15 @@ func (a *Adaptive) Next(ctx context.Context, st *State) (Proposal, error) {
 		}
 	}
 	if a.fb == nil {
-		a.fb = NewGeneric(a.Fallback).(*listPolicy)
+		// frequent words of at least four letters: the shortest ones of a
+		// spoken-language list are mostly contraction fragments (don, ll)
+		var words []string
+		for _, w := range orGeneric(a.Fallback) {
+			if len([]rune(w)) >= devFBLen {
+				words = append(words, w)
+			}
+		}
+		a.fb = &listPolicy{name: "adaptive", words: words}
 	}
 	return a.fb.Next(ctx, st)
 }
@@ -157,3 +166,12 @@ func NewPolicy(name string, o PolicyOptions) (Policy, error) {
 }
 
 var devDebug = false
+
+func orGeneric(w []string) []string {
+	if w == nil {
+		return GenericWords()
+	}
+	return w
+}
+
+var devFBLen = 1

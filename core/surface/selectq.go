@@ -37,45 +37,94 @@ type Choice struct {
 
 // model holds what one selection round needs, computed once per round.
 type model struct {
-	opt    SelectOptions
-	cost   Cost
-	k      float64
-	size   float64
-	scale  float64 // Ŝ/W for independence
-	zipf   ZipfFit
-	useZ   bool
-	qmax   int
-	rankOf []float64 // zipf: rank of a quantized weight
-	nByQ   []float64 // zipf: cached curve value per quantized weight
-	static bool
-	calib  [calibBuckets]float64 // multiplier of N̂ by evidence (df bucket)
+	opt      SelectOptions
+	cost     Cost
+	k        float64
+	size     float64
+	scale    float64 // Ŝ/W for independence
+	zipf     ZipfFit
+	useZ     bool
+	qmax     int
+	rankOf   []float64 // zipf: rank of a quantized weight
+	bestRank []float64 // zipf: best rank within a class
+	nByQ     []float64 // zipf: cached curve value per quantized weight
+	static   bool
+	calib    [calibBuckets]float64 // multiplier of N̂ by evidence (df bucket)
+	sigma    [calibBuckets]float64 // spread of log(true/estimated) by bucket
+	gcal     [gainBuckets]float64  // multiplier of a limited query's gain by N̂/K
 }
 
-const calibBuckets = 6
+const gainBuckets = 4
 
-// calibBucket groups terms by how many downloaded documents contain them:
-// 1, 2, 3–4, 5–8, 9–16, 17+.
-func calibBucket(df int32) int {
+// gainBucket groups limited queries by how far their matches exceed K.
+func gainBucket(ratio float64) int {
 	switch {
-	case df <= 1:
+	case ratio <= 2:
 		return 0
-	case df == 2:
+	case ratio <= 5:
 		return 1
-	case df <= 4:
+	case ratio <= 20:
 		return 2
-	case df <= 8:
-		return 3
-	case df <= 16:
-		return 4
 	}
-	return 5
+	return 3
 }
 
-func quantize(w float64) int {
-	if w <= 0 {
-		return 0
+const calibBuckets = 8
+
+// calibDecay weighs the calibration toward recent queries: the estimator's
+// bias changes as the sample grows.
+var calibDecay = 0.95
+
+// calibBucket groups terms by the evidence behind their estimate: how many
+// downloaded documents contain them (up to 4, more) and how much the
+// correction for limited queries scaled them up (w/df below 1.5, 4, 16,
+// above).
+func calibBucket(df int32, w float64) int {
+	if !devRatioBuckets {
+		switch {
+		case df <= 1:
+			return 0
+		case df == 2:
+			return 1
+		case df <= 4:
+			return 2
+		case df <= 8:
+			return 3
+		case df <= 16:
+			return 4
+		}
+		return 5
 	}
-	return int(w + 0.5)
+	b := 0
+	if df > 4 {
+		b = 4
+	}
+	r := w / math.Max(float64(df), 1)
+	switch {
+	case r < 1.5:
+	case r < 4:
+		b++
+	case r < 16:
+		b += 2
+	default:
+		b += 3
+	}
+	return b
+}
+
+var devRatioBuckets = true
+
+// quantize maps a corrected count to a rank class: exact below 64, then 64
+// classes per doubling, so ranking a million terms needs a few thousand
+// classes and ties are within 1%.
+func quantize(w float64) int {
+	if w < 64 {
+		if w <= 0 {
+			return 0
+		}
+		return int(w + 0.5)
+	}
+	return 64 + int(64*(math.Log2(w)-6))
 }
 
 // Model returns the estimates the next selection uses: the database size
@@ -114,10 +163,15 @@ func (s *Stats) model(opt SelectOptions) *model {
 // once in a sample that stands for N/k documents per document); the issued
 // queries measure that bias, and the next choices correct for it.
 func (s *Stats) calibrate(m *model) {
-	var sum [calibBuckets]float64
+	var sum, sq [calibBuckets]float64
 	var cnt [calibBuckets]float64
 	if !m.opt.NoCalibrate {
 		for _, q := range s.Queries {
+			for b := range sum {
+				sum[b] *= calibDecay
+				sq[b] *= calibDecay
+				cnt[b] *= calibDecay
+			}
 			if q.Pred <= 0 {
 				continue
 			}
@@ -131,32 +185,52 @@ func (s *Stats) calibrate(m *model) {
 			if actual <= 0 {
 				actual = 0.5
 			}
-			b := calibBucket(int32(q.DFBefore))
-			sum[b] += math.Log(actual / q.Pred)
+			b := calibBucket(int32(q.DFBefore), q.WBefore)
+			r := math.Log(actual / q.Pred)
+			sum[b] += r
+			sq[b] += r * r
 			cnt[b]++
 		}
 	}
 	for b := range m.calib {
-		m.calib[b] = math.Exp(sum[b] / (cnt[b] + 2))
+		mean := sum[b] / (cnt[b] + 2)
+		m.calib[b] = math.Exp(mean)
+		v := (sq[b] - 2*mean*sum[b] + cnt[b]*mean*mean + 2*devSigma0*devSigma0) / (cnt[b] + 2)
+		m.sigma[b] = math.Sqrt(math.Max(v, 0))
+	}
+	// the same for the new documents of the queries expected to overflow
+	var gs, gc [gainBuckets]float64
+	if !m.opt.NoCalibrate && m.k > 0 && devGainCal {
+		for _, q := range s.Queries {
+			for b := range gs {
+				gs[b] *= calibDecay
+				gc[b] *= calibDecay
+			}
+			if q.Pred <= m.k || q.PredGain <= 0 {
+				continue
+			}
+			b := gainBucket(q.Pred / m.k)
+			gs[b] += math.Log((float64(q.New) + 1) / (q.PredGain + 1))
+			gc[b]++
+		}
+	}
+	for b := range m.gcal {
+		m.gcal[b] = math.Exp(gs[b] / (gc[b] + 2))
 	}
 }
+
+var devGainCal = false
 
 // fitZipf ranks the non-banned terms by corrected frequency (ties share the
 // mean rank) and fits the curve to the issued queries with known counts.
 func (s *Stats) fitZipf(m *model) {
-	qmax := 0
-	for i, f := range s.flag {
-		if f&flagBanned == 0 {
-			if q := quantize(s.w[i]); q > qmax {
-				qmax = q
-			}
-		}
+	qmax := len(s.cls) - 1
+	if qmax < 0 {
+		return
 	}
 	cnt := make([]int32, qmax+1)
-	for i, f := range s.flag {
-		if f&flagBanned == 0 {
-			cnt[quantize(s.w[i])]++
-		}
+	for v, l := range s.cls {
+		cnt[v] = int32(len(l))
 	}
 	rank := make([]float64, qmax+1)
 	greater := 0.0
@@ -189,6 +263,12 @@ func (s *Stats) fitZipf(m *model) {
 		return
 	}
 	m.zipf, m.useZ, m.qmax, m.rankOf = z, true, qmax, rank
+	m.bestRank = make([]float64, qmax+1)
+	greater = 0
+	for v := qmax; v >= 0; v-- {
+		m.bestRank[v] = greater + 1
+		greater += float64(cnt[v])
+	}
 	m.nByQ = make([]float64, qmax+1)
 	for i := range m.nByQ {
 		m.nByQ[i] = -1
@@ -215,31 +295,58 @@ func (s *Stats) matches(m *model, i int) float64 {
 	} else {
 		n = m.scale * s.w[i]
 	}
-	n *= m.calib[calibBucket(s.df[i])]
+	n *= m.calib[calibBucket(s.df[i], s.w[i])]
 	if d := float64(s.df[i]); n < d {
 		n = d
 	}
 	return n
 }
 
-// overlap estimates how many of the top-K results of an overflowing term
-// (N̂ > K) were downloaded already.
-func (s *Stats) overlap(m *model, i int, n float64) float64 {
-	b := m.k / n
-	if !m.static {
-		return float64(s.df[i]) * b
+// overlaps estimates, for each likely match count n of a term, how many
+// of its top-K results were downloaded already: with a query-independent
+// ranking, the downloaded documents containing it whose estimated rank
+// quantile is within K/n; otherwise a proportional share K/n of them.
+func (s *Stats) overlaps(m *model, i int, ns [3]float64) [3]float64 {
+	var o, b [3]float64
+	var bf [3]float32
+	for j, n := range ns {
+		b[j] = math.Min(m.k/n, 1)
+		bf[j] = float32(b[j])
 	}
-	var o float64
-	bf := float32(b)
-	for _, d := range s.post[i] {
-		u := s.docU[d]
+	if !m.static {
+		for j := range o {
+			o[j] = float64(s.df[i]) * b[j]
+		}
+		return o
+	}
+	// ns ascending, so the bands are nested: b[0] ≥ b[1] ≥ b[2]. Long
+	// posting lists are sampled with a stride (at most overlapSample
+	// documents read), which keeps a selection cheap on huge tables.
+	var c0, c1, c2, unknown int
+	post := s.post[i]
+	stride := 1
+	if len(post) > overlapSample {
+		stride = (len(post) + overlapSample - 1) / overlapSample
+	}
+	for k := 0; k < len(post); k += stride {
+		u := s.docU[post[k]]
 		switch {
-		case u < bf:
-			o++
 		case u != u: // unknown position
-			o += b
+			unknown++
+		case u < bf[0]:
+			c0++
+			if u < bf[1] {
+				c1++
+				if u < bf[2] {
+					c2++
+				}
+			}
 		}
 	}
+	scale := float64(len(post)) / float64((len(post)+stride-1)/stride)
+	o[0] = scale * (float64(c0) + float64(unknown)*b[0])
+	o[1] = scale * (float64(c1) + float64(unknown)*b[1])
+	o[2] = scale * (float64(c2) + float64(unknown)*b[2])
 	return o
 }
 
@@ -269,31 +376,117 @@ func (s *Stats) Select(opt SelectOptions) (Choice, bool) {
 			bc = Choice{Matches: n, Results: res, Gain: gain, Cost: c, Efficiency: eff}
 		}
 	}
-	var over []int32
-	var overN []float64
-	for i, f := range s.flag {
-		if f != 0 {
-			continue
+	// log-normal spread of N̂ per evidence bucket, as factors at the
+	// quadrature nodes, and the largest factors for the bounds
+	var fac [calibBuckets][3]float64
+	var fmax [3]float64
+	cmax := 0.0
+	for b := range fac {
+		for j, z := range ghNodes(m.sigma[b]) {
+			fac[b][j] = math.Exp(z)
+			fmax[j] = math.Max(fmax[j], fac[b][j])
 		}
-		n := s.matches(m, i)
-		if m.k > 0 && n > m.k {
-			over = append(over, int32(i))
-			overN = append(overN, n)
-			continue
-		}
-		consider(i, n, n, n-float64(s.df[i]))
+		cmax = math.Max(cmax, m.calib[b])
 	}
-	for j, i := range over {
-		n := overN[j]
-		// upper bound first: all K results new
-		if best >= 0 && m.k/m.cost.Of(m.k, m.k) <= bc.Efficiency {
-			continue
+	// bound reports whether a class can still beat the best choice: its
+	// largest possible N̂ with every result new.
+	bound := func(v int) bool {
+		if best < 0 {
+			return true
 		}
-		consider(int(i), n, m.k, m.k-s.overlap(m, int(i), n))
+		wu := classTop(v)
+		nu := wu * math.Max(m.scale*cmax, 1)
+		if m.useZ {
+			nu = math.Max(m.zipf.At(m.bestRank[v])*cmax, wu)
+		}
+		g := 0.0
+		for j := range fmax {
+			x := nu * fmax[j]
+			if m.k > 0 {
+				x = math.Min(x, m.k)
+			}
+			g += ghW[j] * x
+		}
+		c := m.cost.orDefault()
+		return g/(c.Q+(c.R+c.D)*g) > bc.Efficiency
+	}
+	for v := len(s.cls) - 1; v > 0 && bound(v); v-- {
+		for _, t := range s.cls[v] {
+			i := int(t)
+			if s.flag[i] != 0 {
+				continue
+			}
+			s.evaluate(m, i, &fac[calibBucket(s.df[i], s.w[i])], consider, bc.Efficiency, best >= 0)
+		}
 	}
 	if best < 0 {
 		return Choice{}, false
 	}
 	bc.Term = s.terms[best]
 	return bc, true
+}
+
+// Three-point Gauss–Hermite rule for the expected gain under a log-normal
+// uncertainty of N̂.
+var (
+	ghZ = math.Sqrt(3)
+	ghW = [3]float64{1.0 / 6, 2.0 / 3, 1.0 / 6}
+)
+
+func ghNodes(sig float64) [3]float64 { return [3]float64{-ghZ * sig, 0, ghZ * sig} }
+
+var devSigma0 = 0.5
+
+// evaluate computes the expected gain of candidate i (Gauss–Hermite over
+// the log-normal uncertainty of N̂) and offers it to consider; the overlap
+// of an overflowing term is only computed when its all-new bound could beat
+// the best efficiency so far.
+func (s *Stats) evaluate(m *model, i int, fb *[3]float64, consider func(int, float64, float64, float64), bestEff float64, haveBest bool) {
+	n := s.matches(m, i)
+	df := float64(s.df[i])
+	var ns [3]float64
+	over := false
+	for j := range fb {
+		ns[j] = math.Max(n*fb[j], df)
+		if m.k > 0 && ns[j] > m.k {
+			over = true
+		}
+	}
+	if !over {
+		g := 0.0
+		for j := range ns {
+			g += ghW[j] * (ns[j] - df)
+		}
+		consider(i, n, n, g)
+		return
+	}
+	ub, res := 0.0, 0.0
+	for j := range ns {
+		ub += ghW[j] * math.Min(ns[j], m.k)
+		res += ghW[j] * math.Min(ns[j], m.k)
+	}
+	if haveBest && ub/m.cost.Of(res, ub) <= bestEff {
+		return
+	}
+	ov := s.overlaps(m, i, ns)
+	g := 0.0
+	for j, nj := range ns {
+		if nj <= m.k {
+			g += ghW[j] * (nj - df)
+		} else {
+			g += ghW[j] * math.Max(m.k-ov[j], 0)
+		}
+	}
+	consider(i, n, res, g)
+}
+
+// overlapSample bounds the documents read to estimate one overlap.
+const overlapSample = 4096
+
+// classTop is the largest corrected count of quantize class v.
+func classTop(v int) float64 {
+	if v < 64 {
+		return float64(v) + 0.5
+	}
+	return math.Exp2(float64(v+1-64)/64 + 6)
 }

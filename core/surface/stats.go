@@ -99,6 +99,13 @@ type Stats struct {
 	// Queries are the issued queries in order, with what they returned.
 	Queries []IssuedQuery
 
+	// Terms by class of corrected count (quantize), so that selection can
+	// visit them from the most to the least frequent and stop early.
+	// Banned terms are in no class (clsOf −1).
+	cls    [][]int32
+	clsOf  []int32
+	clsPos []int32
+
 	rankObs  float64 // rank-order observations (pairs compared)
 	rankConc float64 // concordant pairs among them
 }
@@ -128,7 +135,9 @@ type IssuedQuery struct {
 	// Pred is the policy's estimate of the matches at selection (0: none)
 	// and DFBefore the downloaded documents containing the query then.
 	Pred     float64
+	PredGain float64
 	DFBefore int
+	WBefore  float64
 	// Limited reports whether the results were cut by the result limit.
 	Limited bool
 }
@@ -171,7 +180,45 @@ func (s *Stats) Issued(t string) bool {
 
 // Ban removes t from the candidates (for example a term the interface
 // rejected).
-func (s *Stats) Ban(t string) { s.flag[s.intern(t)] |= flagBanned }
+func (s *Stats) Ban(t string) {
+	i := s.intern(t)
+	s.flag[i] |= flagBanned
+	s.unclass(i)
+}
+
+// reclass moves term t to the class of its current weight.
+func (s *Stats) reclass(t int32) {
+	c := s.clsOf[t]
+	if c < 0 && s.flag[t]&flagBanned != 0 {
+		return
+	}
+	q := int32(quantize(s.w[t]))
+	if q == c {
+		return
+	}
+	s.unclass(t)
+	for int(q) >= len(s.cls) {
+		s.cls = append(s.cls, nil)
+	}
+	s.clsOf[t] = q
+	s.clsPos[t] = int32(len(s.cls[q]))
+	s.cls[q] = append(s.cls[q], t)
+}
+
+// unclass removes term t from its class.
+func (s *Stats) unclass(t int32) {
+	c := s.clsOf[t]
+	if c < 0 {
+		return
+	}
+	l := s.cls[c]
+	p := s.clsPos[t]
+	last := l[len(l)-1]
+	l[p] = last
+	s.clsPos[last] = p
+	s.cls[c] = l[:len(l)-1]
+	s.clsOf[t] = -1
+}
 
 func (s *Stats) intern(t string) int32 {
 	if i, ok := s.ids[t]; ok {
@@ -189,6 +236,9 @@ func (s *Stats) intern(t string) int32 {
 	s.w = append(s.w, 0)
 	s.post = append(s.post, nil)
 	s.cut = append(s.cut, 0)
+	s.clsOf = append(s.clsOf, -1)
+	s.clsPos = append(s.clsPos, 0)
+	s.reclass(i)
 	return i
 }
 
@@ -268,6 +318,7 @@ func (s *Stats) include(d int32, cut float32) {
 		delta += 1 / float64(p)
 		for _, t := range s.docTerms[d] {
 			s.w[t] += delta
+			s.reclass(t)
 		}
 		s.W += delta
 	}
@@ -288,6 +339,9 @@ func (s *Stats) reweight() {
 			s.W += x
 		}
 	}
+	for t := range s.w {
+		s.reclass(int32(t))
+	}
 }
 
 // Result is one returned document of a query, for Stats.Observe.
@@ -300,11 +354,17 @@ type Result struct {
 // Observe updates the table with a query's results: Figure 8 with the
 // correction of equations 6–7 (see Stats). The fresh documents must already
 // have been added with addDoc. total is the reported match count (-1
-// hidden); est is the selection-time estimate used when the total is
+// hidden); est and gain are the selection-time estimates of the matches and
+// of the new documents (0: none), est standing for the total when that is
 // hidden; limited reports that the result list was cut by the result limit.
-func (s *Stats) Observe(query string, res []Result, total int, est float64, limited bool) IssuedQuery {
-	iq := IssuedQuery{Query: query, Total: total, Returned: len(res), CBefore: s.W, Limited: limited, Pred: est}
+func (s *Stats) Observe(query string, res []Result, total int, est, gain float64, limited bool) IssuedQuery {
+	iq := IssuedQuery{Query: query, Total: total, Returned: len(res), CBefore: s.W, Limited: limited, Pred: est, PredGain: gain}
 	n := float64(len(res))
+	if qt := s.opt.QueryTerms(query); len(qt) == 1 {
+		if id, ok := s.ids[qt[0]]; ok {
+			iq.WBefore = s.w[id] // fresh documents weigh nothing yet
+		}
+	}
 	switch {
 	case total >= 0:
 		iq.Est = float64(total)

@@ -29,6 +29,20 @@ func TestDevEval(t *testing.T) {
 	}
 	est, _ := ParseEstimator(os.Getenv("DEVEST"))
 	devMixIDs = os.Getenv("DEVMIX") != ""
+	devGainCal = os.Getenv("DEVGC") != ""
+	if d := os.Getenv("DEVSIG0"); d != "" {
+		devSigma0, _ = strconv.ParseFloat(d, 64)
+	}
+	if d := os.Getenv("DEVFBLEN"); d != "" {
+		devFBLen, _ = strconv.Atoi(d)
+	}
+	devRatioBuckets = os.Getenv("DEVDFB") == ""
+	if d := os.Getenv("DEVFB"); d != "" {
+		devFallback, _ = strconv.ParseFloat(d, 64)
+	}
+	if d := os.Getenv("DEVDECAY"); d != "" {
+		calibDecay, _ = strconv.ParseFloat(d, 64)
+	}
 	pols := []string{"adaptive", "oracle"}
 	if p := os.Getenv("DEVPOL"); p != "" {
 		pols = strings.Split(p, ",")
@@ -38,6 +52,10 @@ func TestDevEval(t *testing.T) {
 		parts := strings.Split(item, ":")
 		k, _ := strconv.Atoi(parts[1])
 		for _, seed := range seeds {
+			if os.Getenv("DEVTS") != "" {
+				recs, _, _ := LoadCorpus(parts[0], "")
+				devTrueSize = float64(len(recs))
+			}
 			rep, err := BenchSurface(context.Background(), BenchOptions{Corpus: parts[0], K: k, Budget: budget, Seed: seed, Policies: pols, InProcess: true,
 				Select: SelectOptions{Estimator: est, RankAware: os.Getenv("DEVRANK"), NoCalibrate: os.Getenv("DEVNOCAL") != ""}})
 			if err != nil {

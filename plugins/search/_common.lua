@@ -105,14 +105,22 @@ function M.get_json(url, headers, engine, describe)
   if not detail or detail == "" then detail = M.snip(resp.body) end
   local msg = engine .. ": HTTP " .. status
   if detail ~= "" then msg = msg .. ": " .. detail end
+  return nil, M.status_error(resp, msg)
+end
+
+-- status_error(resp, msg): the error table for an HTTP reply whose status
+-- is not a success: 429 -> rate_limited (retry_after from the headers),
+-- 401/403 -> config, 5xx -> unavailable, any other -> failed.
+function M.status_error(resp, msg)
+  local status = resp.status
   if status == 429 then
-    return nil, { error = "rate_limited", retry_after = M.retry_after(resp.headers), message = msg }
+    return { error = "rate_limited", retry_after = M.retry_after(resp.headers), message = msg }
   elseif status == 401 or status == 403 then
-    return nil, { error = "config", message = msg }
+    return { error = "config", message = msg }
   elseif status >= 500 then
-    return nil, { error = "unavailable", retry_after = M.retry_after(resp.headers), message = msg }
+    return { error = "unavailable", retry_after = M.retry_after(resp.headers), message = msg }
   end
-  return nil, { error = "failed", message = msg }
+  return { error = "failed", message = msg }
 end
 
 return M

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/script"
+	"github.com/dwcrawl/dwcrawl/plugins"
+)
+
+// Lua keyword plugins as --interface: "keyword/simweb?url=http://127.0.0.1:8080/db",
+// "dblp", "./mine.lua?token_var=X".
+func init() {
+	luaKeywordInterface = func(ctx context.Context, spec string) (enrich.Searcher, error) {
+		ki, err := openKeywordPlugin(ctx, spec, plugins.KeywordOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return enrichSearcher{ki}, nil
+	}
+}
+
+// keywordPlugin is an opened keyword plugin with the Lua states and the
+// fetcher it owns.
+type keywordPlugin struct {
+	*plugins.KeywordInterface
+	pool    *script.Pool
+	fetcher *fetch.Fetcher
+}
+
+// Close releases the plugin, its states and its fetcher.
+func (k *keywordPlugin) Close() error {
+	k.KeywordInterface.Close()
+	k.pool.Close()
+	if k.fetcher != nil {
+		k.fetcher.Close()
+	}
+	return nil
+}
+
+// parseKeywordSpec splits a keyword-interface spec, a plugin reference
+// ("keyword/dblp", "dblp") or a .lua path optionally followed by
+// "?var=value&..." (URL query syntax: escape '&', '+', '%' and ';' in
+// values), into the reference and the plugin's variables.
+func parseKeywordSpec(spec string) (ref string, vars map[string]string, err error) {
+	ref, query, _ := strings.Cut(strings.TrimSpace(spec), "?")
+	if ref == "" {
+		return "", nil, fmt.Errorf("keyword interface %q: want a plugin name (keyword/NAME) or a .lua file, optionally ?var=value&...", spec)
+	}
+	vals, err := url.ParseQuery(query)
+	if err != nil {
+		return "", nil, fmt.Errorf("keyword interface %q: variables: %w", spec, err)
+	}
+	vars = map[string]string{}
+	for k, vs := range vals {
+		if len(vs) > 1 {
+			return "", nil, fmt.Errorf("keyword interface %q: variable %s given %d times", spec, k, len(vs))
+		}
+		vars[k] = vs[0]
+	}
+	return ref, vars, nil
+}
+
+// lateDoer sends dw.http requests through a fetcher chosen once the
+// plugin's variables are known.
+type lateDoer struct{ f *fetch.Fetcher }
+
+func (d *lateDoer) Do(ctx context.Context, req *http.Request) (*http.Response, error) {
+	if d.f == nil {
+		return nil, errors.New("keyword plugin: HTTP is not available while the plugin loads")
+	}
+	return d.f.Do(ctx, req)
+}
+
+// openKeywordPlugin opens the keyword plugin of spec (see parseKeywordSpec).
+// Its HTTP requests go through a fetch.Fetcher with the real web's address
+// policy, except when every URL among its variables is on loopback (a local
+// test server, `dwcrawl testbed`): then only loopback hosts may be reached.
+// The adapter, not the fetcher, retries (rate limits, budget), as opt says;
+// opt.Vars is replaced by the spec's variables.
+func openKeywordPlugin(ctx context.Context, spec string, opt plugins.KeywordOptions, userDirs ...string) (*keywordPlugin, error) {
+	ref, vars, err := parseKeywordSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	doer := &lateDoer{}
+	pool := script.NewPool(plugins.PoolOptions(script.Options{HTTP: doer}, userDirs...))
+	opt.Vars = vars
+	ki, err := plugins.OpenKeywordInterface(ctx, pool, ref, opt, userDirs...)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("keyword interface %q: %w", spec, err)
+	}
+	fo := fetch.DefaultOptions()
+	fo.Retries = 0
+	if loopbackOnly(ki.Vars()) {
+		fo = fetch.Options{AllowPrivate: true, AllowHost: isLoopbackHost}
+	}
+	f, err := fetch.New(fo)
+	if err != nil {
+		ki.Close()
+		pool.Close()
+		return nil, err
+	}
+	doer.f = f
+	return &keywordPlugin{KeywordInterface: ki, pool: pool, fetcher: f}, nil
+}
+
+// loopbackOnly reports whether vars hold at least one http(s) URL and every
+// such URL names a loopback host.
+func loopbackOnly(vars map[string]string) bool {
+	n := 0
+	for _, v := range vars {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			continue
+		}
+		if !isLoopbackHost(u.Hostname()) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// enrichSearcher is a keyword plugin as enrich's Searcher (and TopKer, and
+// io.Closer).
+type enrichSearcher struct{ *keywordPlugin }
+
+// Search implements enrich.Searcher.
+func (s enrichSearcher) Search(ctx context.Context, query string, page int) (enrich.Page, error) {
+	kp, err := s.KeywordInterface.Search(ctx, query, page)
+	if err != nil {
+		return enrich.Page{Total: -1}, err
+	}
+	p := enrich.Page{Total: kp.Total, Next: kp.Next, Docs: make([]enrich.Doc, len(kp.Records))}
+	for i, r := range kp.Records {
+		p.Docs[i] = enrich.Doc{ID: r.ID, URL: r.URL, Text: r.Text, Fields: r.Fields}
+	}
+	return p, nil
+}
+
+// TopK implements enrich.TopKer: the k the plugin declares, else the one
+// the site reports in answer to a probe (an empty query).
+func (s enrichSearcher) TopK(ctx context.Context) (int, error) {
+	if k := s.Info().K; k > 0 {
+		return k, nil
+	}
+	if _, err := s.KeywordInterface.Search(ctx, "", 1); err != nil {
+		return 0, err
+	}
+	if k := s.Info().K; k > 0 {
+		return k, nil
+	}
+	return 0, fmt.Errorf("keyword plugin %s declares no result limit k", s.Info().Ref())
+}

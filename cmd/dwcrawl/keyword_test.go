@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/plugins"
+)
+
+func TestParseKeywordSpec(t *testing.T) {
+	tests := []struct {
+		spec    string
+		ref     string
+		vars    map[string]string
+		wantErr string
+	}{
+		{"keyword/dblp", "keyword/dblp", map[string]string{}, ""},
+		{" simweb?url=http://127.0.0.1:8080/db ", "simweb", map[string]string{"url": "http://127.0.0.1:8080/db"}, ""},
+		{"./my.lua?action=http%3A%2F%2Fx.test%2Fs%3Fa%3D1&field=q&defaults=%7B%22cat%22%3A%22all%22%7D", "./my.lua",
+			map[string]string{"action": "http://x.test/s?a=1", "field": "q", "defaults": `{"cat":"all"}`}, ""},
+		{"?url=x", "", nil, "want a plugin name"},
+		{"htmlform?field=a&field=b", "", nil, "variable field given 2 times"},
+		{"htmlform?a=%zz", "", nil, "variables: invalid URL escape"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			ref, vars, err := parseKeywordSpec(tt.spec)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || ref != tt.ref || !reflect.DeepEqual(vars, tt.vars) {
+				t.Fatalf("= %q %v %v, want %q %v", ref, vars, err, tt.ref, tt.vars)
+			}
+		})
+	}
+}
+
+func TestLoopbackOnly(t *testing.T) {
+	tests := []struct {
+		vars map[string]string
+		want bool
+	}{
+		{map[string]string{"url": "http://127.0.0.1:8080/db"}, true},
+		{map[string]string{"action": "http://localhost/s", "form_page": "http://[::1]:9/", "field": "q"}, true},
+		{map[string]string{"action": "http://127.0.0.1/s", "form_page": "https://example.org/"}, false},
+		{map[string]string{"url": "https://dblp.org/search/publ/api"}, false},
+		{map[string]string{"field": "q"}, false},
+		{nil, false},
+	}
+	for _, tt := range tests {
+		if got := loopbackOnly(tt.vars); got != tt.want {
+			t.Errorf("loopbackOnly(%v) = %v, want %v", tt.vars, got, tt.want)
+		}
+	}
+}
+
+// TestEnrichWithKeywordPlugin runs sample and enrich through the simweb
+// keyword plugin and checks they do what the built-in JSON client does.
+func TestEnrichWithKeywordPlugin(t *testing.T) {
+	dir, _, local, url := enrichFixture(t)
+	spec := "keyword/simweb?url=" + url
+	report := func(iface, name string) map[string]any {
+		t.Helper()
+		hs := filepath.Join(dir, name+".jsonl")
+		if _, _, err := runApp(t, "sample", "--interface", iface, "--queries", "30", "--out", hs, "--local", local, "--columns", "title,author"); err != nil {
+			t.Fatalf("sample through %s: %v", iface, err)
+		}
+		out, errOut, err := runApp(t, "enrich", "--local", local, "--columns", "title,author", "--interface", iface,
+			"--budget", "15", "--sample", hs, "--json")
+		if err != nil {
+			t.Fatalf("enrich through %s: %v\n%s", iface, err, errOut)
+		}
+		var rep map[string]any
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return rep
+	}
+	viaPlugin, viaHTTP := report(spec, "plugin"), report(url, "http")
+	delete(viaPlugin, "search_ns") // time spent in the interface
+	delete(viaHTTP, "search_ns")
+	if viaPlugin["covered"] == nil || viaPlugin["covered"].(float64) == 0 || !reflect.DeepEqual(viaPlugin, viaHTTP) {
+		t.Errorf("through the plugin %v\nthrough HTTP     %v", viaPlugin, viaHTTP)
+	}
+	if _, _, err := runApp(t, "enrich", "--local", local, "--columns", "title", "--interface", "keyword/simweb"); err == nil ||
+		!strings.Contains(err.Error(), "variable url is required (or set DWCRAWL_KEYWORD_URL)") {
+		t.Errorf("missing url: %v", err)
+	}
+}
+
+func TestKeywordPluginFetchPolicy(t *testing.T) {
+	ctx := context.Background()
+	_, _, _, url := enrichFixture(t)
+	s, err := luaKeywordInterface(ctx, "keyword/simweb?url="+url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.(enrichSearcher).Close()
+	if k, err := s.(enrich.TopKer).TopK(ctx); err != nil || k != 20 {
+		t.Errorf("TopK = %d, %v (want the k the site reports)", k, err)
+	}
+	p, err := s.Search(ctx, "deep web", 1)
+	if err != nil || len(p.Docs) == 0 || p.Docs[0].URL == "" || p.Docs[0].Text == "" || p.Total != -1 {
+		t.Errorf("Search = %+v, %v", p, err)
+	}
+	// A private address that is not loopback: the real-web policy refuses it
+	// before any connection.
+	kp, err := openKeywordPlugin(ctx, "keyword/simweb?url=http://10.1.2.3/db", plugins.KeywordOptions{Retries: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kp.Close()
+	// (The fetcher's error crosses Lua as text.)
+	if _, err := kp.Search(ctx, "deep", 1); err == nil || !strings.Contains(err.Error(), "10.1.2.3: "+fetch.ErrBlocked.Error()) {
+		t.Errorf("private address: %v", err)
+	}
+}
