@@ -3,10 +3,8 @@ package crawl
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
-	"sync"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/core/frontier"
@@ -60,16 +58,12 @@ type siteCount struct {
 
 // linkRunner runs ache and bestfirst: workers pop links from one frontier.
 type linkRunner struct {
-	e      *Engine
-	pol    linkPolicy
-	mu     sync.Mutex
-	cond   *sync.Cond
-	lf     *frontier.LevelFrontier
-	seen   map[uint64]struct{}
-	sites  map[string]*siteCount
-	active int
-	done   bool
-	err    error
+	scheduler
+	e     *Engine
+	pol   linkPolicy
+	lf    *frontier.LevelFrontier
+	seen  map[uint64]struct{}
+	sites map[string]*siteCount
 }
 
 func hash64(s string) uint64 {
@@ -87,7 +81,7 @@ func (e *Engine) runLinks(ctx context.Context) error {
 		pol = &bestFirstPolicy{}
 	}
 	r := &linkRunner{e: e, pol: pol, seen: map[uint64]struct{}{}, sites: map[string]*siteCount{}}
-	r.cond = sync.NewCond(&r.mu)
+	r.init()
 	r.lf = frontier.NewLevelFrontier(e.db, frontier.LevelOptions{Levels: pol.levels(), Prefix: pol.name(), Capacity: 20000})
 	if c := pol.rescore(); c != nil {
 		r.lf.SetClassifier(c)
@@ -95,16 +89,14 @@ func (e *Engine) runLinks(ctx context.Context) error {
 	if err := r.restore(ctx); err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	for i := 0; i < e.opt.Workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.work(ctx)
-		}()
+	pop := func() (frontier.Item, bool, error) {
+		it, _, ok, err := r.lf.Pop()
+		if ok {
+			r.e.stats.frontierLinks.Store(int64(r.lf.Len()))
+		}
+		return it, ok, err
 	}
-	wg.Wait()
-	return r.err
+	return r.run(ctx, e, e.opt.Workers, queue{pop: pop}, r.process)
 }
 
 // restore rebuilds the seen set and the per-site counts from the store and
@@ -180,64 +172,6 @@ func (r *linkRunner) site(s string) *siteCount {
 		r.e.stats.sites.Add(1)
 	}
 	return sc
-}
-
-// next pops the next link, waiting while other workers may still add links.
-func (r *linkRunner) next(ctx context.Context) (frontier.Item, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for {
-		if r.done || ctx.Err() != nil || r.e.exhausted() {
-			r.done = true
-			r.cond.Broadcast()
-			return frontier.Item{}, false
-		}
-		it, _, ok, err := r.lf.Pop()
-		if err != nil {
-			r.fail(err)
-			return frontier.Item{}, false
-		}
-		if ok {
-			r.active++
-			r.e.stats.frontierLinks.Store(int64(r.lf.Len()))
-			return it, true
-		}
-		if r.active == 0 {
-			r.done = true
-			r.cond.Broadcast()
-			return frontier.Item{}, false
-		}
-		r.cond.Wait()
-	}
-}
-
-func (r *linkRunner) fail(err error) {
-	if r.err == nil {
-		r.err = err
-	}
-	r.done = true
-	r.cond.Broadcast()
-}
-
-func (r *linkRunner) work(ctx context.Context) {
-	for {
-		it, ok := r.next(ctx)
-		if !ok {
-			return
-		}
-		err := r.process(ctx, it)
-		r.mu.Lock()
-		r.active--
-		if err != nil && !errors.Is(err, context.Canceled) {
-			if errors.Is(err, ErrBudget) {
-				r.done = true
-			} else {
-				r.fail(err)
-			}
-		}
-		r.cond.Broadcast()
-		r.mu.Unlock()
-	}
 }
 
 // allowed applies the stop criteria that bound a site: SC1 (depth), the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
@@ -40,15 +39,11 @@ func (d *siteData) add(anchor, around string) {
 // twoStage runs smartcrawler and scdi: workers take sites from the site
 // frontier and explore one site each.
 type twoStage struct {
-	e      *Engine
-	smart  bool // smartcrawler (reverse search, adaptive learning) vs scdi
-	sf     *frontier.SiteFrontier
-	rk     *rankers
-	mu     sync.Mutex
-	cond   *sync.Cond
-	active int
-	done   bool
-	err    error
+	scheduler
+	e     *Engine
+	smart bool // smartcrawler (reverse search, adaptive learning) vs scdi
+	sf    *frontier.SiteFrontier
+	rk    *rankers
 	// known holds every site seen: queued ones with their evidence, explored
 	// ones with deep set when they hold a relevant form.
 	known    map[string]*knownSite
@@ -66,7 +61,7 @@ type knownSite struct {
 
 func (e *Engine) runTwoStage(ctx context.Context) error {
 	t := &twoStage{e: e, smart: e.opt.Strategy == SmartCrawler, known: map[string]*knownSite{}, reversed: map[string]bool{}, lastRev: -1}
-	t.cond = sync.NewCond(&t.mu)
+	t.init()
 	t.sf = frontier.NewSiteFrontier(e.db)
 	var err error
 	if t.rk, err = newRankers(e, t.smart); err != nil {
@@ -75,16 +70,14 @@ func (e *Engine) runTwoStage(ctx context.Context) error {
 	if err := t.restore(ctx); err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	for i := 0; i < e.opt.Workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t.work(ctx)
-		}()
+	pop := func() (frontier.Item, bool, error) {
+		it, ok, err := t.sf.Pop()
+		if ok {
+			t.updateFrontierStats()
+		}
+		return it, ok, err
 	}
-	wg.Wait()
-	return t.err
+	return t.run(ctx, e, e.opt.Workers, queue{pop: pop, refill: t.refill, busy: func() bool { return t.reverse }}, t.explore)
 }
 
 // restore loads the site frontier and the known sites of an earlier run, and
@@ -148,81 +141,26 @@ func (t *twoStage) updateFrontierStats() {
 	t.e.stats.frontierSites.Store(int64(h + l))
 }
 
-// next returns the next site to explore, running reverse search when the
-// frontier is low, and waiting while other workers may still add sites.
-func (t *twoStage) next(ctx context.Context) (frontier.Item, bool) {
+// refill runs reverse search when the site frontier is low (Algorithm 1).
+// Called with t.mu held; releases it while searching.
+func (t *twoStage) refill(ctx context.Context) bool {
+	h, l := t.sf.Len()
+	if !t.smart || t.e.deps.Reverse == nil || t.reverse || h+l >= t.e.prof.Reverse.Threshold || !t.reverseWorthwhile() {
+		return false
+	}
+	t.reverse = true
+	t.mu.Unlock()
+	n, err := t.reverseSearch(ctx)
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	for {
-		if t.done || ctx.Err() != nil || t.e.exhausted() {
-			t.done = true
-			t.cond.Broadcast()
-			return frontier.Item{}, false
-		}
-		h, l := t.sf.Len()
-		if t.smart && t.e.deps.Reverse != nil && !t.reverse && h+l < t.e.prof.Reverse.Threshold && t.reverseWorthwhile() {
-			t.reverse = true
-			t.active++
-			t.mu.Unlock()
-			n, err := t.reverseSearch(ctx)
-			t.mu.Lock()
-			t.active--
-			t.reverse = false
-			if n == 0 {
-				t.lastRev = t.e.stats.deep.Load()
-			}
-			if err != nil && !errors.Is(err, ErrBudget) && ctx.Err() == nil {
-				t.e.log.Warn("reverse search failed", "err", err)
-			}
-			t.cond.Broadcast()
-			continue
-		}
-		it, ok, err := t.sf.Pop()
-		if err != nil {
-			t.fail(err)
-			return frontier.Item{}, false
-		}
-		if ok {
-			t.active++
-			t.updateFrontierStats()
-			return it, true
-		}
-		if t.active == 0 && !t.reverse {
-			t.done = true
-			t.cond.Broadcast()
-			return frontier.Item{}, false
-		}
-		t.cond.Wait()
+	t.reverse = false
+	if n == 0 {
+		t.lastRev = t.e.stats.deep.Load()
 	}
-}
-
-func (t *twoStage) fail(err error) {
-	if t.err == nil {
-		t.err = err
+	if err != nil && !errors.Is(err, ErrBudget) && ctx.Err() == nil {
+		t.e.log.Warn("reverse search failed", "err", err)
 	}
-	t.done = true
 	t.cond.Broadcast()
-}
-
-func (t *twoStage) work(ctx context.Context) {
-	for {
-		it, ok := t.next(ctx)
-		if !ok {
-			return
-		}
-		err := t.explore(ctx, it)
-		t.mu.Lock()
-		t.active--
-		if err != nil && !errors.Is(err, context.Canceled) {
-			if errors.Is(err, ErrBudget) {
-				t.done = true
-			} else {
-				t.fail(err)
-			}
-		}
-		t.cond.Broadcast()
-		t.mu.Unlock()
-	}
+	return true
 }
 
 // outLink is an out-of-site link collected while exploring a site.
