@@ -59,7 +59,7 @@ func TestKeywordInterfaceRetries(t *testing.T) {
 		{name: "unavailable backs off", query: "busy:3", sleeps: []time.Duration{s, 2 * s, 4 * s},
 			stats: Stats{Queries: 4, Pages: 1, Results: 3, Errors: 3, Retries: 3}},
 		{name: "raised error retried then fails", query: "raise:9", opt: KeywordOptions{Retries: 2, Backoff: 2 * s},
-			wantErr: ErrUnavailable, wantMsg: fmt.Sprintf("(3 attempts): %s:%d: boom 3", file, lineOf(t, file, `error("boom "`)),
+			wantErr: ErrUnavailable, wantMsg: fmt.Sprintf("(3 attempts): testdata/search/_faults.lua:%d: boom 3", lineOf(t, "testdata/search/_faults.lua", `error("boom "`)),
 			sleeps: []time.Duration{2 * s, 4 * s}, stats: Stats{Queries: 3, Errors: 3, Retries: 2, Failed: 1}},
 		{name: "config not retried", query: "config", wantErr: ErrConfig, wantMsg: pos + "config: FAKE_TOKEN is not set",
 			stats: Stats{Queries: 1, Errors: 1, Failed: 1}},
@@ -84,30 +84,10 @@ func TestKeywordInterfaceRetries(t *testing.T) {
 			tt.opt.Vars = fakeVars
 			ki, clk := openKeyword(t, pool, "keyword/fake", tt.opt, "testdata")
 			kp, err := ki.Search(ctx, tt.query, 1)
-			if tt.wantErr == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(kp.Records) != 3 || kp.Total != 42 || !kp.Next {
-					t.Errorf("page = %+v", kp)
-				}
-			} else {
-				var ke *Error
-				if !errors.Is(err, tt.wantErr) || !errors.As(err, &ke) {
-					t.Fatalf("err = %v, want %v", err, tt.wantErr)
-				}
-				if !strings.Contains(err.Error(), tt.wantMsg) || !strings.HasPrefix(err.Error(), `keyword/fake: search "`+tt.query+`" page 1`) {
-					t.Errorf("err = %q\nwant it to contain %q", err, tt.wantMsg)
-				}
-				if kp.Total != -1 || len(kp.Records) != 0 {
-					t.Errorf("failed call returned %+v", kp)
-				}
-			}
-			if got := clk.slept(); !reflect.DeepEqual(got, tt.sleeps) {
-				t.Errorf("sleeps = %v, want %v", got, tt.sleeps)
-			}
-			if tt.stats != (Stats{}) && ki.Stats() != tt.stats {
-				t.Errorf("stats = %+v, want %+v", ki.Stats(), tt.stats)
+			checkOutcome(t, outcome{err: err, prefix: `keyword/fake: search "` + tt.query + `" page 1`,
+				empty: kp.Total == -1 && len(kp.Records) == 0, slept: clk.slept(), stats: ki.Stats()}, tt.wantErr, tt.wantMsg, tt.sleeps, tt.stats)
+			if tt.wantErr == nil && (len(kp.Records) != 3 || kp.Total != 42 || !kp.Next) {
+				t.Errorf("page = %+v", kp)
 			}
 		})
 	}
@@ -196,7 +176,8 @@ func TestKeywordInterfaceOpenErrors(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"missing required", nil, ErrConfig, "keyword/fake: open: testdata/keyword/fake.lua:23: vars.base: variable base is required (or set FAKE_KW_URL): base URL"},
+		{"missing required", nil, ErrConfig, fmt.Sprintf("keyword/fake: open: testdata/keyword/fake.lua:%d: vars.base: variable base is required (or set FAKE_KW_URL): base URL",
+			lineOf(t, "testdata/keyword/fake.lua", "base = { env"))},
 		{"unknown variable", map[string]string{"base": "x", "nope": "1"}, ErrConfig, `vars: the plugin has no variable "nope" (it accepts: base, mode, note)`},
 	}
 	for _, tt := range tests {
@@ -416,17 +397,7 @@ func TestBundledKeywordPlugins(t *testing.T) {
 				n := srv.count()
 				kp, err := ki.Search(ctx, c.query, c.page)
 				if c.wantErr != nil || c.wantCode != "" {
-					var ke *Error
-					if !errors.As(err, &ke) || (c.wantErr != nil && !errors.Is(err, c.wantErr)) || (c.wantCode != "" && ke.Code != c.wantCode) ||
-						!strings.Contains(err.Error(), c.wantMsg) {
-						t.Errorf("%s: err = %v, want %v/%s containing %q", name, err, c.wantErr, c.wantCode, c.wantMsg)
-					}
-					if err != nil && !strings.Contains(err.Error(), "plugins/keyword/"+tt.plugin+".lua:") {
-						t.Errorf("%s: error without plugin position: %v", name, err)
-					}
-					if got := clk.slept(); !reflect.DeepEqual(got, c.wantSleeps) {
-						t.Errorf("%s: sleeps %v, want %v", name, got, c.wantSleeps)
-					}
+					checkFailure(t, name, err, c.wantErr, c.wantCode, c.wantMsg, "plugins/keyword/"+tt.plugin+".lua:", clk.slept(), c.wantSleeps)
 					continue
 				}
 				if err != nil {
@@ -450,12 +421,7 @@ func TestBundledKeywordPlugins(t *testing.T) {
 					if srv.count() != n+1 {
 						t.Errorf("%s: %d requests", name, srv.count()-n)
 					}
-					req := srv.last()
-					for k, v := range c.wantParams {
-						if got := req.URL.Query().Get(k); got != v {
-							t.Errorf("%s: request %s: %s = %q, want %q", name, req.URL, k, got, v)
-						}
-					}
+					checkParams(t, name, srv.last(), c.wantParams)
 				}
 			}
 		})

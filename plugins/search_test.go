@@ -141,7 +141,7 @@ func TestSearchEngineRetries(t *testing.T) {
 		{name: "unavailable backs off", query: "busy:3", sleeps: []time.Duration{s, 2 * s, 4 * s},
 			stats: Stats{Queries: 4, Pages: 1, Results: 1, Errors: 3, Retries: 3}},
 		{name: "raised error retried then fails", query: "raise:9", opt: SearchOptions{Retries: 4, MaxBackoff: 3 * s},
-			wantErr: ErrUnavailable, wantMsg: "(5 attempts): testdata/search/fake.lua:" + fmt.Sprint(lineOf(t, "testdata/search/fake.lua", `error("boom "`)) + ": boom 5",
+			wantErr: ErrUnavailable, wantMsg: "(5 attempts): testdata/search/_faults.lua:" + fmt.Sprint(lineOf(t, "testdata/search/_faults.lua", `error("boom "`)) + ": boom 5",
 			sleeps: []time.Duration{s, 2 * s, 3 * s, 3 * s}, stats: Stats{Queries: 5, Errors: 5, Retries: 4, Failed: 1}},
 		{name: "no retries", query: "raise:9", opt: SearchOptions{Retries: -1}, wantErr: ErrUnavailable,
 			stats: Stats{Queries: 1, Errors: 1, Failed: 1}},
@@ -163,31 +163,11 @@ func TestSearchEngineRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e, clk := openEngine(t, pool, "search/fake", tt.opt, "testdata")
 			sp, err := e.Search(ctx, tt.query, 1)
-			if tt.wantErr == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := SearchPage{Results: []SearchResult{{URL: "https://a.example/1", Title: "A " + tt.query, Snippet: "s"}}, Next: true, Total: 42}
-				if !reflect.DeepEqual(sp, want) {
-					t.Errorf("page = %+v, want %+v", sp, want)
-				}
-			} else {
-				var se *Error
-				if !errors.Is(err, tt.wantErr) || !errors.As(err, &se) {
-					t.Fatalf("err = %v, want %v", err, tt.wantErr)
-				}
-				if !strings.Contains(err.Error(), tt.wantMsg) || !strings.HasPrefix(err.Error(), `search/fake: search "`+tt.query+`" page 1`) {
-					t.Errorf("err = %q, want it to contain %q", err, tt.wantMsg)
-				}
-				if sp.Total != -1 || len(sp.Results) != 0 {
-					t.Errorf("failed call returned %+v", sp)
-				}
-			}
-			if got := clk.slept(); !reflect.DeepEqual(got, tt.sleeps) {
-				t.Errorf("sleeps = %v, want %v", got, tt.sleeps)
-			}
-			if tt.stats != (Stats{}) && e.Stats() != tt.stats {
-				t.Errorf("stats = %+v, want %+v", e.Stats(), tt.stats)
+			checkOutcome(t, outcome{err: err, prefix: `search/fake: search "` + tt.query + `" page 1`,
+				empty: sp.Total == -1 && len(sp.Results) == 0, slept: clk.slept(), stats: e.Stats()}, tt.wantErr, tt.wantMsg, tt.sleeps, tt.stats)
+			want := SearchPage{Results: []SearchResult{{URL: "https://a.example/1", Title: "A " + tt.query, Snippet: "s"}}, Next: true, Total: 42}
+			if tt.wantErr == nil && !reflect.DeepEqual(sp, want) {
+				t.Errorf("page = %+v, want %+v", sp, want)
 			}
 		})
 	}
@@ -550,15 +530,7 @@ func TestBundledSearchPlugins(t *testing.T) {
 					sp, err = e.Site(ctx, c.arg, c.page)
 				}
 				if c.wantErr != nil {
-					if !errors.Is(err, c.wantErr) || !strings.Contains(err.Error(), c.wantMsg) {
-						t.Errorf("%s: err = %v, want %v containing %q", name, err, c.wantErr, c.wantMsg)
-					}
-					if !strings.Contains(err.Error(), "plugins/search/") {
-						t.Errorf("%s: error without plugin position: %v", name, err)
-					}
-					if got := clk.slept(); !reflect.DeepEqual(got, c.wantSleeps) {
-						t.Errorf("%s: sleeps %v, want %v", name, got, c.wantSleeps)
-					}
+					checkFailure(t, name, err, c.wantErr, "", c.wantMsg, "plugins/search/", clk.slept(), c.wantSleeps)
 					continue
 				}
 				if err != nil {
@@ -575,12 +547,7 @@ func TestBundledSearchPlugins(t *testing.T) {
 				if c.wantTitle != "" && (sp.Results[0].Title != c.wantTitle || sp.Results[0].Snippet != c.wantSnip) {
 					t.Errorf("%s: first result %+v, want title %q snippet %q", name, sp.Results[0], c.wantTitle, c.wantSnip)
 				}
-				req := srv.last()
-				for k, v := range c.wantParams {
-					if got := req.URL.Query().Get(k); got != v {
-						t.Errorf("%s: request %s: %s = %q, want %q", name, req.URL, k, got, v)
-					}
-				}
+				checkParams(t, name, srv.last(), c.wantParams)
 			}
 		})
 	}

@@ -51,8 +51,8 @@ func (k *keywordPlugin) Close() error {
 // values), into the reference and the plugin's variables.
 func parseKeywordSpec(spec string) (ref string, vars map[string]string, err error) {
 	ref, query, _ := strings.Cut(strings.TrimSpace(spec), "?")
-	if ref == "" {
-		return "", nil, fmt.Errorf("keyword interface %q: want a plugin name (keyword/NAME) or a .lua file, optionally ?var=value&...", spec)
+	if ref == "" || strings.Contains(ref, "://") {
+		return "", nil, fmt.Errorf("keyword interface %q: want an http(s) URL of a JSON search API, a plugin name (keyword/NAME) or a .lua file, optionally ?var=value&...", spec)
 	}
 	vals, err := url.ParseQuery(query)
 	if err != nil {

@@ -26,7 +26,8 @@ func TestParseKeywordSpec(t *testing.T) {
 		{" simweb?url=http://127.0.0.1:8080/db ", "simweb", map[string]string{"url": "http://127.0.0.1:8080/db"}, ""},
 		{"./my.lua?action=http%3A%2F%2Fx.test%2Fs%3Fa%3D1&field=q&defaults=%7B%22cat%22%3A%22all%22%7D", "./my.lua",
 			map[string]string{"action": "http://x.test/s?a=1", "field": "q", "defaults": `{"cat":"all"}`}, ""},
-		{"?url=x", "", nil, "want a plugin name"},
+		{"?url=x", "", nil, "want an http(s) URL of a JSON search API, a plugin name"},
+		{"ftp://x/db", "", nil, "want an http(s) URL"},
 		{"htmlform?field=a&field=b", "", nil, "variable field given 2 times"},
 		{"htmlform?a=%zz", "", nil, "variables: invalid URL escape"},
 	}

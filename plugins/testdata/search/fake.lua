@@ -1,5 +1,6 @@
 -- A scripted search plugin for the adapter tests: the query picks the
 -- behaviour, "mode:n" makes the first n calls misbehave.
+local faults = require("search._faults")
 local calls = 0
 
 local function ok(q, page)
@@ -15,18 +16,9 @@ return dw.plugin{
   max_page = 5,
   search = function(q, page)
     calls = calls + 1
-    local mode, n = q:match("^(%a+):?(%d*)")
-    n = tonumber(n) or 0
-    if mode == "rl" then
-      if calls <= n then return { error = "rate_limited", retry_after = 5, message = "slow down" } end
-    elseif mode == "busy" then
-      if calls <= n then return { error = "unavailable" } end
-    elseif mode == "raise" then
-      if calls <= n then error("boom " .. calls) end
-    elseif mode == "config" then
-      return { error = "config", message = "FAKE_KEY is not set" }
-    elseif mode == "daily" then
-      return { error = "rate_limited", retry_after = 86400 }
+    local mode, fault = faults(calls, q, "FAKE_KEY is not set")
+    if fault then
+      return fault
     elseif mode == "unsupported" then
       return { error = "unsupported" }
     elseif mode == "notable" then
