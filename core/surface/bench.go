@@ -1,10 +1,9 @@
 package surface
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha1"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -83,9 +82,12 @@ func (c PolicyCurve) CoverageAt(n int) float64 {
 	return c.Coverage[n-1]
 }
 
-// LoadCorpus reads a corpus and picks its id field.
+// LoadCorpus reads a corpus (.jsonl/.ndjson, .csv, or .json holding either
+// JSON lines or one array of objects) and picks its id field: idField, else
+// the first of id, ID, Id, key, _id whose values are present and unique,
+// else the line number.
 func LoadCorpus(path, idField string) ([]hiddendb.Record, string, error) {
-	recs, err := hiddendb.Load(path, "")
+	recs, err := loadRecords(path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -159,12 +161,6 @@ func BenchSurface(ctx context.Context, opt BenchOptions) (*BenchReport, error) {
 			}
 		}
 	}
-	if devMixIDs {
-		for i := range recs {
-			h := sha1.Sum([]byte(recs[i].ID))
-			recs[i].ID = hex.EncodeToString(h[:8])
-		}
-	}
 	db := hiddendb.New(recs, hiddendb.Options{K: opt.K, PageSize: opt.PageSize, IndexFields: fields, ShowTotal: !opt.HideTotal, Seed: opt.Seed})
 	var searcher Searcher = DBSearcher{DB: db}
 	if !opt.InProcess {
@@ -179,7 +175,13 @@ func BenchSurface(ctx context.Context, opt BenchOptions) (*BenchReport, error) {
 		defer tr.CloseIdleConnections()
 		searcher = &APISearcher{Base: "http://" + ln.Addr().String() + "/db", Client: &http.Client{Transport: tr, Timeout: time.Minute}}
 	}
-	rep := &BenchReport{Corpus: opt.Corpus, Records: db.Len(), K: opt.K, Seed: opt.Seed, Points: opt.Checkpoints}
+	var points []int
+	for _, n := range opt.Checkpoints {
+		if n <= opt.Budget {
+			points = append(points, n)
+		}
+	}
+	rep := &BenchReport{Corpus: opt.Corpus, Records: db.Len(), K: opt.K, Seed: opt.Seed, Points: points}
 	terms := TermOptions{}
 	for _, name := range opt.Policies {
 		var p Policy
@@ -244,8 +246,8 @@ func (r *BenchReport) WriteJSON(w io.Writer) error {
 // WriteTable writes a coverage table: one row per policy, one column per
 // checkpoint, in percent.
 func (r *BenchReport) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %d records, k=%d, seed %d\n", filepath.Base(r.Corpus), r.Records, r.K, r.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s: %d records, k=%d, seed %d\t\n", filepath.Base(r.Corpus), r.Records, r.K, r.Seed)
 	hdr := []string{"policy"}
 	for _, n := range r.Points {
 		hdr = append(hdr, strconv.Itoa(n))
@@ -291,4 +293,29 @@ func (r *BenchReport) WriteCSV(dir string) error {
 	return nil
 }
 
-var devMixIDs bool
+// loadRecords reads a corpus file; a .json file may be one JSON array.
+func loadRecords(path string) ([]hiddendb.Record, error) {
+	if !strings.HasSuffix(path, ".json") {
+		return hiddendb.Load(path, "")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("surface: %w", err)
+	}
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return hiddendb.ReadJSONL(bytes.NewReader(b), path, "")
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(trimmed, &items); err != nil {
+		return nil, fmt.Errorf("surface: %s: %w", path, err)
+	}
+	var lines bytes.Buffer
+	for _, it := range items {
+		if err := json.Compact(&lines, it); err != nil {
+			return nil, fmt.Errorf("surface: %s: %w", path, err)
+		}
+		lines.WriteByte('\n')
+	}
+	return hiddendb.ReadJSONL(&lines, path, "")
+}

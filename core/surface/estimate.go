@@ -192,9 +192,6 @@ func FitZipf(ranks, counts []float64) (ZipfFit, bool) {
 // It works with hidden totals. ok is false before two queries returned
 // documents; the estimate is never below the corrected covered size.
 func (s *Stats) Size() (size float64, ok bool) {
-	if devTrueSize > 0 {
-		return devTrueSize, true
-	}
 	var num, den float64
 	for _, q := range s.Queries {
 		if q.CBefore <= 0 || q.Returned == 0 {
@@ -206,7 +203,7 @@ func (s *Stats) Size() (size float64, ok bool) {
 	}
 	floor := math.Max(s.W, float64(s.Docs()))
 	if !ok {
-		return devFallback * floor, false
+		return sizeFallback * floor, false
 	}
 	size = num / (den + 1)
 	if size < floor {
@@ -215,6 +212,8 @@ func (s *Stats) Size() (size float64, ok bool) {
 	return size, true
 }
 
-var devFallback = 10.0
-
-var devTrueSize float64
+// sizeFallback is the size assumed, relative to what was seen, before a
+// capture–recapture estimate exists: large, so that the first choices
+// favour the terms most likely to overflow the result limit, whose top
+// results are all new while the sample is small.
+const sizeFallback = 10.0

@@ -100,6 +100,12 @@ type Policy interface {
 	Next(ctx context.Context, st *State) (Proposal, error)
 }
 
+// ResultLimiter is implemented by Searchers that know the interface's
+// result limit k (a plugin that declares it or learned it from an answer).
+type ResultLimiter interface {
+	ResultLimit() int
+}
+
 // Observer is implemented by policies that want to see every answered
 // query with the documents it downloaded first.
 type Observer interface {
@@ -187,20 +193,28 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 				return st, fmt.Errorf("surface: %s policy: %w", p.Name(), err)
 			}
 		}
-		entry, fresh, err := st.issue(ctx, s, prop, opt)
+		entry, fresh, applied, err := st.issue(ctx, s, prop, opt)
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil && !applied {
 				return st, ctx.Err()
 			}
-			if errors.Is(err, ErrBudget) {
+			if errors.Is(err, ErrBudget) && !applied {
 				return st, nil
 			}
 			fails++
 			if fails >= maxFail {
 				return st, fmt.Errorf("surface: %d consecutive failed queries, last %q: %w", fails, prop.Query, err)
 			}
+			if opt.Progress != nil && !applied {
+				pr := st.progress()
+				pr.Last = QueryLog{Query: prop.Query, Total: -1, Error: err.Error()}
+				opt.Progress(pr)
+			}
 		} else {
 			fails = 0
+		}
+		if !applied {
+			continue
 		}
 		if opt.Journal != nil {
 			if jerr := opt.Journal.Append(ctx, entry); jerr != nil {
@@ -228,9 +242,11 @@ func (st *State) progress() Progress {
 	return pr
 }
 
-// issue sends one query, reads its pages and applies the answer. A failed
-// query is still logged (and its term never proposed again).
-func (st *State) issue(ctx context.Context, s Searcher, prop Proposal, opt Options) (Entry, []Doc, error) {
+// issue sends one query, reads its pages and applies the answer. A query
+// whose first page fails is not applied (applied false): it is skipped for
+// the rest of this run but not journaled, so a resumed harvest tries it
+// again. A failure after some pages keeps what was read.
+func (st *State) issue(ctx context.Context, s Searcher, prop Proposal, opt Options) (e Entry, fresh []Doc, applied bool, err error) {
 	var docs []Doc
 	total := -1
 	pages := 0
@@ -262,14 +278,22 @@ func (st *State) issue(ctx context.Context, s Searcher, prop Proposal, opt Optio
 			break
 		}
 	}
-	if qerr != nil && len(docs) == 0 {
-		e := st.apply(prop, opt, nil, total, false, pages)
+	if qerr != nil && pages == 0 {
+		st.issued[normQuery(st.Stats.opt, prop.Query)] = true
+		if qt := st.Stats.opt.QueryTerms(prop.Query); len(qt) == 1 {
+			st.Stats.Ban(qt[0])
+		}
+		return Entry{}, nil, false, qerr
+	}
+	if rl, ok := s.(ResultLimiter); ok && st.k == 0 {
+		st.k = rl.ResultLimit()
+	}
+	e = st.apply(prop, opt, docs, total, next || qerr != nil, pages)
+	if qerr != nil {
 		e.Log.Error = qerr.Error()
 		st.log[len(st.log)-1].Error = e.Log.Error
-		return e, nil, qerr
 	}
-	e := st.apply(prop, opt, docs, total, next, pages)
-	return e, e.Docs, nil
+	return e, e.Docs, true, qerr
 }
 
 // inferLimit learns the result limit from the answers and reports whether
@@ -288,8 +312,9 @@ func (st *State) inferLimit(n, total int, cut bool) bool {
 	if total < 0 && !limited {
 		if st.k > 0 {
 			limited = n >= st.k
-		} else {
-			limited = n == st.maxRet && st.maxCnt >= 2 && n >= 10
+		} else if n == st.maxRet && st.maxCnt >= 2 && n >= 10 {
+			// hidden totals: several answers stop at the same size
+			limited, st.k = true, n
 		}
 	}
 	return limited

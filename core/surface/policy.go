@@ -120,27 +120,13 @@ func (a *Adaptive) Next(ctx context.Context, st *State) (Proposal, error) {
 		if opt.K == 0 {
 			opt.K = st.K()
 		}
-		if devDebug {
-			f, n := st.Stats.StaticRank()
-			size, _, static := st.Stats.Model(opt)
-			m := st.Stats.model(opt)
-			println("static", f, n, static, "size", int(size), "W", int(st.Stats.W), "calib", fmt.Sprintf("%.2f", m.calib))
-		}
 		if c, ok := st.Stats.Select(opt); ok {
 			a.LastChoice = c
 			return Proposal{Query: c.Term, Est: c.Matches, Gain: c.Gain}, nil
 		}
 	}
 	if a.fb == nil {
-		// frequent words of at least four letters: the shortest ones of a
-		// spoken-language list are mostly contraction fragments (don, ll)
-		var words []string
-		for _, w := range orGeneric(a.Fallback) {
-			if len([]rune(w)) >= devFBLen {
-				words = append(words, w)
-			}
-		}
-		a.fb = &listPolicy{name: "adaptive", words: words}
+		a.fb = &listPolicy{name: "adaptive", words: bootstrapWords(orGeneric(a.Fallback))}
 	}
 	return a.fb.Next(ctx, st)
 }
@@ -165,8 +151,6 @@ func NewPolicy(name string, o PolicyOptions) (Policy, error) {
 	return nil, fmt.Errorf("surface: unknown policy %q (want adaptive, generic or random)", name)
 }
 
-var devDebug = false
-
 func orGeneric(w []string) []string {
 	if w == nil {
 		return GenericWords()
@@ -174,4 +158,26 @@ func orGeneric(w []string) []string {
 	return w
 }
 
-var devFBLen = 1
+// numberProbes are tokens common in structured records (counts, years).
+var numberProbes = []string{"1", "2", "2010", "0", "3", "2000", "10", "2005", "4", "2015", "5", "1999", "100", "2020", "6"}
+
+// bootstrapWords is the order of the first queries, before any document is
+// downloaded: the generic words of three letters or more, most frequent
+// first, interleaved with numbers (structured records — catalogues,
+// bibliographies, listings — rarely contain spoken-language words but
+// nearly always years and counts).
+func bootstrapWords(generic []string) []string {
+	out := make([]string, 0, len(generic)+len(numberProbes))
+	p := 0
+	for _, w := range generic {
+		if len([]rune(w)) < 3 {
+			continue
+		}
+		out = append(out, w)
+		if p < len(numberProbes) {
+			out = append(out, numberProbes[p])
+			p++
+		}
+	}
+	return out
+}

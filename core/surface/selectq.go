@@ -49,52 +49,21 @@ type model struct {
 	bestRank []float64 // zipf: best rank within a class
 	nByQ     []float64 // zipf: cached curve value per quantized weight
 	static   bool
-	calib    [calibBuckets]float64 // multiplier of N̂ by evidence (df bucket)
+	calib    [calibBuckets]float64 // multiplier of N̂ by evidence bucket
 	sigma    [calibBuckets]float64 // spread of log(true/estimated) by bucket
-	gcal     [gainBuckets]float64  // multiplier of a limited query's gain by N̂/K
-}
-
-const gainBuckets = 4
-
-// gainBucket groups limited queries by how far their matches exceed K.
-func gainBucket(ratio float64) int {
-	switch {
-	case ratio <= 2:
-		return 0
-	case ratio <= 5:
-		return 1
-	case ratio <= 20:
-		return 2
-	}
-	return 3
 }
 
 const calibBuckets = 8
 
 // calibDecay weighs the calibration toward recent queries: the estimator's
 // bias changes as the sample grows.
-var calibDecay = 0.95
+const calibDecay = 0.9
 
 // calibBucket groups terms by the evidence behind their estimate: how many
 // downloaded documents contain them (up to 4, more) and how much the
 // correction for limited queries scaled them up (w/df below 1.5, 4, 16,
 // above).
 func calibBucket(df int32, w float64) int {
-	if !devRatioBuckets {
-		switch {
-		case df <= 1:
-			return 0
-		case df == 2:
-			return 1
-		case df <= 4:
-			return 2
-		case df <= 8:
-			return 3
-		case df <= 16:
-			return 4
-		}
-		return 5
-	}
 	b := 0
 	if df > 4 {
 		b = 4
@@ -111,8 +80,6 @@ func calibBucket(df int32, w float64) int {
 	}
 	return b
 }
-
-var devRatioBuckets = true
 
 // quantize maps a corrected count to a rank class: exact below 64, then 64
 // classes per doubling, so ranking a million terms needs a few thousand
@@ -167,11 +134,6 @@ func (s *Stats) calibrate(m *model) {
 	var cnt [calibBuckets]float64
 	if !m.opt.NoCalibrate {
 		for _, q := range s.Queries {
-			for b := range sum {
-				sum[b] *= calibDecay
-				sq[b] *= calibDecay
-				cnt[b] *= calibDecay
-			}
 			if q.Pred <= 0 {
 				continue
 			}
@@ -187,6 +149,10 @@ func (s *Stats) calibrate(m *model) {
 			}
 			b := calibBucket(int32(q.DFBefore), q.WBefore)
 			r := math.Log(actual / q.Pred)
+			// older observations of the bucket weigh less
+			sum[b] *= calibDecay
+			sq[b] *= calibDecay
+			cnt[b] *= calibDecay
 			sum[b] += r
 			sq[b] += r * r
 			cnt[b]++
@@ -195,31 +161,10 @@ func (s *Stats) calibrate(m *model) {
 	for b := range m.calib {
 		mean := sum[b] / (cnt[b] + 2)
 		m.calib[b] = math.Exp(mean)
-		v := (sq[b] - 2*mean*sum[b] + cnt[b]*mean*mean + 2*devSigma0*devSigma0) / (cnt[b] + 2)
+		v := (sq[b] - 2*mean*sum[b] + cnt[b]*mean*mean + 2*sigmaPrior*sigmaPrior) / (cnt[b] + 2)
 		m.sigma[b] = math.Sqrt(math.Max(v, 0))
 	}
-	// the same for the new documents of the queries expected to overflow
-	var gs, gc [gainBuckets]float64
-	if !m.opt.NoCalibrate && m.k > 0 && devGainCal {
-		for _, q := range s.Queries {
-			for b := range gs {
-				gs[b] *= calibDecay
-				gc[b] *= calibDecay
-			}
-			if q.Pred <= m.k || q.PredGain <= 0 {
-				continue
-			}
-			b := gainBucket(q.Pred / m.k)
-			gs[b] += math.Log((float64(q.New) + 1) / (q.PredGain + 1))
-			gc[b]++
-		}
-	}
-	for b := range m.gcal {
-		m.gcal[b] = math.Exp(gs[b] / (gc[b] + 2))
-	}
 }
-
-var devGainCal = false
 
 // fitZipf ranks the non-banned terms by corrected frequency (ties share the
 // mean rank) and fits the curve to the issued queries with known counts.
@@ -276,13 +221,8 @@ func (s *Stats) fitZipf(m *model) {
 }
 
 // matches is N̂(t), never below what was already seen of t.
-var devTrueN func(string) float64
-
 func (s *Stats) matches(m *model, i int) float64 {
 	var n float64
-	if devTrueN != nil {
-		return devTrueN(s.terms[i])
-	}
 	if m.useZ {
 		q := quantize(s.w[i])
 		if q > m.qmax {
@@ -352,14 +292,30 @@ func (s *Stats) overlaps(m *model, i int, ns [3]float64) [3]float64 {
 
 // Select is the greedy step of Algorithm 3.1: among the terms of the
 // statistics table not yet issued, it returns the one with the highest
-// efficiency P_new(q)/Cost(q), where P_new(q) = P(q) − P(q1∨…∨qi−1)·
-// P(q | q1∨…∨qi−1) counts the matches not downloaded yet; for a result-limited
-// interface only the top K results can be new. ok is false when no candidate
-// is left.
+// efficiency P_new(q)/Cost(q). In document counts:
 //
-// The scan is linear in the table and cheap per term; only the terms whose
-// estimated matches exceed K need their downloaded documents inspected, and
-// those are few (their postings add up to at most the downloaded text).
+//   - N̂(q) = Ŝ·P(q), from the independence estimator (P(q) =
+//     P(q | q1∨…∨qi−1) read from the corrected table, Ŝ by capture–recapture)
+//     or the Zipf estimator;
+//   - P_new(q) = P(q) − P(q1∨…∨qi−1)·P(q | q1∨…∨qi−1), i.e. N̂(q) minus the
+//     downloaded documents containing q;
+//   - with a result limit K only the top K results can be new: when N̂ > K
+//     the new documents are K minus the downloaded ones among q's top K
+//     (with a query-independent ranking, those whose estimated rank
+//     quantile is within K/N̂; else a proportional share);
+//   - Cost(q) = cq + cr·results + cd·new.
+//
+// Two refinements make the greedy choice robust to estimation noise. The
+// estimates are calibrated against the issued queries (their true counts
+// against what was predicted, per evidence bucket), and the gain is the
+// expected gain under the remaining uncertainty (log-normal, spread measured
+// the same way), which prefers a term safely above K to one whose estimate
+// only barely reaches it. ok is false when no candidate is left.
+//
+// Cost: terms are visited from the largest corrected count down, class by
+// class, and the visit stops once no term of a class could beat the best
+// efficiency found; the downloaded documents of a term are only read for
+// terms expected to exceed K, and long posting lists are sampled.
 func (s *Stats) Select(opt SelectOptions) (Choice, bool) {
 	m := s.model(opt)
 	best := -1
@@ -435,7 +391,9 @@ var (
 
 func ghNodes(sig float64) [3]float64 { return [3]float64{-ghZ * sig, 0, ghZ * sig} }
 
-var devSigma0 = 0.5
+// sigmaPrior is the spread of log(true/estimated) assumed before the issued
+// queries measure it (two pseudo-observations).
+const sigmaPrior = 0.5
 
 // evaluate computes the expected gain of candidate i (Gauss–Hermite over
 // the log-normal uncertainty of N̂) and offers it to consider; the overlap

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dwcrawl/dwcrawl/core/surface"
+)
+
+func init() {
+	registerBench(&cli.Command{
+		Name:      "surface",
+		Usage:     "compare query-selection policies (adaptive, generic, random, oracle) harvesting a corpus served as a top-k hidden database",
+		UsageText: "dwcrawl bench surface --corpus FILE.jsonl|FILE.csv --k K --budget N --policies adaptive,generic,random,oracle [--text-fields a,b] [--json] [--out DIR] [--seed N]",
+		Description: "Serves the corpus as a hidden database (conjunctive keyword search over --text-fields, a fixed\n" +
+			"query-independent ranking, top-k results, pages of --page-size) on a loopback HTTP listener and\n" +
+			"harvests it with each policy under the same query budget, measuring coverage (distinct records\n" +
+			"downloaded / records) after every query. oracle is greedy set cover with full knowledge of every\n" +
+			"term's top-k result set, the reference. The table (or --json) gives the coverage at the\n" +
+			"checkpoints 10, 25, 50, 100, 200, 500; --out writes one CSV curve per policy.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "corpus", Usage: "records: `FILE` .jsonl, .csv or .json (array)", Required: true},
+			&cli.StringFlag{Name: "text-fields", Usage: "searchable fields, comma-separated (default: every field but the id)"},
+			&cli.StringFlag{Name: "id-field", Usage: "record id field (default: id, ID, key or _id when unique, else the line number)"},
+			&cli.IntFlag{Name: "k", Value: 100, Usage: "result limit (top-k) of the hidden database"},
+			&cli.IntFlag{Name: "page-size", Value: 100, Usage: "results per page"},
+			&cli.IntFlag{Name: "budget", Value: 500, Usage: "queries per policy"},
+			&cli.StringFlag{Name: "policies", Value: "adaptive,generic,random,oracle", Usage: "policies to compare"},
+			&cli.StringFlag{Name: "estimator", Value: "independence", Usage: "adaptive's estimator of P(q): independence or zipf"},
+			&cli.StringFlag{Name: "cost", Value: "1,0,0", Usage: "cost model `cq,cr,cd` of the adaptive policy"},
+			&cli.StringFlag{Name: "wordlist", Usage: "word list of random and generic, one word per line (default: the bundled SUBTLEX-US list)"},
+			&cli.BoolFlag{Name: "hide-total", Usage: "the interface hides its match counts"},
+			&cli.BoolFlag{Name: "in-process", Usage: "search the database in process instead of over loopback HTTP"},
+			&cli.Int64Flag{Name: "seed", Usage: "seed of the ranking and of the random policy"},
+			&cli.StringFlag{Name: "out", Usage: "write `DIR`/<policy>.csv coverage curves"},
+			&cli.BoolFlag{Name: "json", Usage: "print [{policy, queries, coverage}] at the checkpoints as JSON"},
+			&cli.BoolFlag{Name: "progress", Usage: "report progress on stderr"},
+		},
+		Action: benchSurface,
+	})
+}
+
+func benchSurface(c *cli.Context) error {
+	est, err := surface.ParseEstimator(c.String("estimator"))
+	if err != nil {
+		return errExit{2, err}
+	}
+	cost, err := surface.ParseCost(c.String("cost"))
+	if err != nil {
+		return errExit{2, err}
+	}
+	opt := surface.BenchOptions{
+		Corpus:    c.String("corpus"),
+		IDField:   c.String("id-field"),
+		K:         c.Int("k"),
+		PageSize:  c.Int("page-size"),
+		Budget:    c.Int("budget"),
+		Policies:  surfaceList(c.String("policies")),
+		Seed:      c.Int64("seed"),
+		Select:    surface.SelectOptions{Estimator: est, Cost: cost},
+		HideTotal: c.Bool("hide-total"),
+		InProcess: c.Bool("in-process"),
+	}
+	for _, p := range opt.Policies {
+		switch p {
+		case "adaptive", "generic", "random", "oracle":
+		default:
+			return errExit{2, fmt.Errorf("--policies: unknown policy %q (want adaptive, generic, random, oracle)", p)}
+		}
+	}
+	if f := c.String("text-fields"); f != "" {
+		opt.TextFields = surfaceList(f)
+	}
+	if f := c.String("wordlist"); f != "" {
+		if opt.Words, err = surface.LoadWordList(f); err != nil {
+			return errExit{2, err}
+		}
+	}
+	if c.Bool("progress") {
+		opt.Progress = c.App.ErrWriter
+	}
+	rep, err := surface.BenchSurface(c.Context, opt)
+	if err != nil {
+		return err
+	}
+	if d := c.String("out"); d != "" {
+		if err := rep.WriteCSV(d); err != nil {
+			return err
+		}
+	}
+	if c.Bool("json") {
+		return rep.WriteJSON(c.App.Writer)
+	}
+	return rep.WriteTable(c.App.Writer)
+}
+
+// surfaceList splits a comma-separated flag value, dropping blanks.
+func surfaceList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// surfaceDB is a small hidden database of made-up paper titles.
+func surfaceDB(t *testing.T) (*hiddendb.DB, string) {
+	t.Helper()
+	words := strings.Fields("deep web crawling hidden database keyword query adaptive harvest record search form index rank page result limit cost model sample estimate")
+	var recs []hiddendb.Record
+	for i := 0; i < 300; i++ {
+		title := fmt.Sprintf("%s %s %s %s", words[i%len(words)], words[(i*7+3)%len(words)], words[(i*13+5)%len(words)], words[(i/len(words))%len(words)])
+		id := fmt.Sprintf("r%03d", i)
+		recs = append(recs, hiddendb.Record{ID: id, Fields: map[string]string{"id": id, "title": title}, Order: []string{"id", "title"}})
+	}
+	db := hiddendb.New(recs, hiddendb.Options{K: 20, PageSize: 10, IndexFields: []string{"title"}, ShowTotal: true, Seed: 3})
+	srv := httptest.NewServer(db.Handler("/db"))
+	t.Cleanup(srv.Close)
+	return db, srv.URL + "/db"
+}
+
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &errb
+	err := app.Run(append([]string{"dwcrawl"}, args...))
+	t.Logf("dwcrawl %s\nstderr: %s", strings.Join(args, " "), errb.String())
+	return out.String(), err
+}
+
+func TestSurfaceCommandResumeAndDocs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec func(base string) string
+	}{
+		{"json-api", func(base string) string { return base }},
+		{"lua-plugin", func(base string) string { return "keyword/simweb?url=" + base }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, base := surfaceDB(t)
+			dir := filepath.Join(t.TempDir(), "crawl")
+			out, err := runCLI(t, "surface", "--interface", tc.spec(base), "--dir", dir, "--budget", "4", "--first", "deep", "--json", "--quiet")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s1 surfaceSummary
+			if err := json.Unmarshal([]byte(out), &s1); err != nil {
+				t.Fatalf("summary %q: %v", out, err)
+			}
+			if s1.Queries != 4 || s1.Docs == 0 || s1.K != 20 {
+				t.Fatalf("first run: %+v", s1)
+			}
+			// resume: the budget counts the journaled queries
+			out, err = runCLI(t, "surface", "--interface", tc.spec(base), "--dir", dir, "--budget", "9", "--json", "--quiet")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s2 surfaceSummary
+			json.Unmarshal([]byte(out), &s2)
+			if s2.Queries != 9 || s2.Docs < s1.Docs || s2.Source != s1.Source {
+				t.Fatalf("resumed run: %+v after %+v", s2, s1)
+			}
+			out, err = runCLI(t, "docs", "--dir", dir, "--format", "jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			seen := map[string]bool{}
+			sc := bufio.NewScanner(strings.NewReader(out))
+			for sc.Scan() {
+				var d struct {
+					ID, Text string
+					Seq      int
+				}
+				if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := db.Lookup(d.ID); !ok || seen[d.ID] || d.Text == "" {
+					t.Fatalf("bad or duplicate record %+v", d)
+				}
+				seen[d.ID] = true
+				n++
+				if d.Seq != n {
+					t.Fatalf("record %d has seq %d", n, d.Seq)
+				}
+			}
+			if n != s2.Docs {
+				t.Fatalf("docs exported %d records, surface reported %d", n, s2.Docs)
+			}
+			out, err = runCLI(t, "docs", "--dir", dir, "--list")
+			if err != nil || !strings.Contains(out, "9 queries") {
+				t.Fatalf("docs --list: %q %v", out, err)
+			}
+		})
+	}
+}
+
+func TestSurfaceCommandForm(t *testing.T) {
+	_, base := surfaceDB(t)
+	dir := filepath.Join(t.TempDir(), "crawl")
+	sdb, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := `[{"Tag":"input","Type":"text","Name":"q","Label":"Search"},{"Tag":"input","Type":"submit","Name":"","Value":"Search"}]`
+	f := store.Form{PageURL: base + "/", Index: 0, Action: base + "/search", Method: "GET", Fields: json.RawMessage(fields), Searchable: 1}
+	if err := sdb.PutForm(f); err != nil {
+		t.Fatal(err)
+	}
+	id := store.FormID(f.PageURL, 0)
+	sdb.Close()
+	out, err := runCLI(t, "surface", "--form", id, "--dir", dir, "--budget", "3", "--first", "web", "--json", "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s surfaceSummary
+	json.Unmarshal([]byte(out), &s)
+	if s.Queries != 3 || s.Docs == 0 || s.Source != "form:"+id {
+		t.Fatalf("form harvest: %+v", s)
+	}
+}
+
+func TestSurfaceCommandErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"no interface", []string{"surface", "--dir", "x"}},
+		{"both", []string{"surface", "--dir", "x", "--interface", "http://127.0.0.1:1/db", "--form", "abc"}},
+		{"bad cost", []string{"surface", "--dir", "x", "--interface", "http://127.0.0.1:1/db", "--cost", "1,2"}},
+		{"bad policy", []string{"bench", "surface", "--corpus", "x.csv", "--policies", "best"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := runCLI(t, c.args...)
+			var ee errExit
+			if err == nil || !asErrExit(err, &ee) || ee.code != 2 {
+				t.Fatalf("want a usage error (exit 2), got %v", err)
+			}
+		})
+	}
+}
+
+func asErrExit(err error, ee *errExit) bool {
+	e, ok := err.(errExit)
+	if ok {
+		*ee = e
+	}
+	return ok
+}
+
+func TestBenchSurfaceCommand(t *testing.T) {
+	out, err := runCLI(t, "bench", "surface", "--corpus", filepath.Join("..", "..", "core", "surface", "testdata", "papers.jsonl"), "--k", "10", "--budget", "25", "--policies", "adaptive,generic,random,oracle", "--json", "--seed", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Policy   string
+		Queries  int
+		Coverage float64
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if len(rows) != 4*2 { // checkpoints 10 and 25
+		t.Fatalf("rows: %+v", rows)
+	}
+	for _, r := range rows {
+		if r.Coverage < 0 || r.Coverage > 1 {
+			t.Fatalf("coverage out of range: %+v", r)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+// Package surface harvests a text hidden database through its keyword
+// interface: it chooses queries one at a time so that few queries (or little
+// cost) download as much of the database as possible. It implements
+// Ntoulas, Zerfos and Cho, "Downloading Textual Hidden Web Content Through
+// Keyword Queries" (JCDL 2005):
+//
+//   - the query loop of Algorithm 2.1 (Harvest): issue a query, read its
+//     result pages up to the interface's limit, download the new documents
+//     (deduplicated by id, URL or content), journal everything for resume;
+//   - the policies of section 3: random and generic-frequency (from a word
+//     list, GenericWords is the bundled SUBTLEX-US list) and adaptive, the
+//     greedy Algorithm 3.1 over the query statistics table of Figure 8
+//     (Stats, Stats.Select), with the independence and Zipf estimators of
+//     P(q), P_new(q) and Efficiency = P_new/Cost with Cost = cq + cr·P(q) +
+//     cd·P_new(q) (section 3.2–3.3);
+//   - the correction for result-limited queries (equations 6–7): the k
+//     documents a limited query returns stand for all its matches; Stats
+//     applies it per document as an inverse inclusion rate, and Select only
+//     counts new documents within a query's top k;
+//   - stop words handled as the interface does (TermOptions).
+//
+// Beyond the paper, the adaptive policy calibrates its estimates against the
+// true counts of the queries it issued and maximises the expected gain under
+// the measured uncertainty; it detects whether the interface ranks by a
+// query-independent order and then uses the documents' rank positions to
+// estimate which of a query's top k are already downloaded.
+//
+// The oracle policy (greedy set cover with full knowledge of every term's
+// top-k result set) and BenchSurface measure the policies on a corpus served
+// as a hiddendb database; `dwcrawl bench surface` runs it. Keyword plugins
+// (plugins/keyword/*.lua) are adapted to Searcher in cmd/dwcrawl.
+//
+// The generic word list is generated from the shared SUBTLEX-US counts:
+//
+//go:generate go run ./cmd/genwords -in ../../../shared/data/wordfreq/subtlex-us.json -out wordlist/generic.txt
+package surface
