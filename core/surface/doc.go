@@ -19,9 +19,11 @@
 //     counts new documents within a query's top k;
 //   - stop words handled as the interface does (TermOptions).
 //
-// Beyond the paper, the adaptive policy calibrates its estimates against the
-// true counts of the queries it issued and maximises the expected gain under
-// the measured uncertainty; it detects whether the interface ranks by a
+// Beyond the paper, the adaptive policy shrinks each estimate by the
+// uncertainty of its sample (Tweedie's correction for selection bias),
+// calibrates its estimates against the true counts of the queries it issued
+// (those the result limit hides count as censored) and maximises the
+// expected gain under the measured uncertainty; it detects whether the interface ranks by a
 // query-independent order and then uses the documents' rank positions to
 // estimate which of a query's top k are already downloaded.
 //

@@ -169,3 +169,68 @@ func TestSelectOverlapOfLimitedQueries(t *testing.T) {
 		t.Fatalf("a term seen once promises %g new documents", ch.Gain)
 	}
 }
+
+// Of two terms with the same corrected count, the one resting on fewer,
+// heavier documents gets the smaller estimate (shrinkage by relative
+// variance).
+func TestShrinkageByRelativeVariance(t *testing.T) {
+	s := NewStats(TermOptions{})
+	seen := map[string]int32{}
+	// one document of "alpha" standing for 10 (a limited query, k/N = 0.1)
+	observe(s, seen, "alpha", []string{"alpha heavy"}, 10, true)
+	var light []string
+	for i := 0; i < 10; i++ {
+		light = append(light, "beta light "+word(i))
+	}
+	observe(s, seen, "beta", light, 10, false)
+	if wh, wl := s.Weight("heavy"), s.Weight("light"); math.Abs(wh-wl) > 1e-6 {
+		t.Fatalf("weights %g, %g; want equal", wh, wl)
+	}
+	m := s.model(SelectOptions{})
+	h, l := s.matches(m, int(s.ids["heavy"])), s.matches(m, int(s.ids["light"]))
+	t.Logf("heavy %g light %g", h, l)
+	if h >= l {
+		t.Fatalf("estimate of the term seen once %g ≥ of the term seen ten times %g", h, l)
+	}
+}
+
+// When every issued query matches three times its uncalibrated estimate,
+// the calibration learns most of that factor (and not a fraction of it: each
+// estimate already carried the calibration of its time).
+func TestCalibrationLearnsBias(t *testing.T) {
+	const seed = 5
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewSource(seed))
+	s := NewStats(TermOptions{})
+	seen := map[string]int32{}
+	var docs []string
+	for i := 0; i < 400; i++ {
+		d := "common"
+		for j := 0; j < 8; j++ {
+			d += " " + word(int(math.Exp(r.Float64()*5)))
+		}
+		docs = append(docs, d+" "+word(10000+i))
+	}
+	observe(s, seen, "common", docs, 400, false)
+	opt := SelectOptions{}
+	for q := 0; q < 40; q++ {
+		ch, ok := s.Select(opt)
+		if !ok {
+			t.Fatal("no choice")
+		}
+		m := s.model(SelectOptions{NoCalibrate: true})
+		id := s.ids[ch.Term]
+		raw := m.scale * s.w[id]
+		var res []Result
+		for i, d := range s.post[id] {
+			res = append(res, Result{Doc: d, Pos: i + 1})
+		}
+		s.Observe(ch.Term, res, int(3*raw+0.5), ch.Matches, ch.Gain, false)
+	}
+	c := s.model(opt).cal
+	f := c.factor(0.05)
+	t.Logf("calibration %+v, factor at v = 0.05: %g", c, f)
+	if f < 2.2 || f > 4 {
+		t.Fatalf("factor %g, want about 3", f)
+	}
+}

@@ -17,7 +17,8 @@ type SelectOptions struct {
 	// proportional to K/N).
 	RankAware string
 	// NoCalibrate turns off the self-calibration of the estimates against
-	// the true counts of the issued queries (see Stats.Select).
+	// the true counts of the issued queries (see Stats.Select): only the
+	// prior shrinkage and spread apply.
 	NoCalibrate bool
 }
 
@@ -49,37 +50,44 @@ type model struct {
 	bestRank []float64 // zipf: best rank within a class
 	nByQ     []float64 // zipf: cached curve value per quantized weight
 	static   bool
-	calib    [calibBuckets]float64 // multiplier of N̂ by evidence bucket
-	sigma    [calibBuckets]float64 // spread of log(true/estimated) by bucket
+	cal      calibration
 }
 
-const calibBuckets = 8
+// calibration is the correction of log N̂ learnt from the issued queries:
+// log(true/estimated) ≈ B0 + B1·v, with v the relative variance of the
+// term's corrected count (see Stats.relVar), and the spread of the true
+// count around the corrected estimate, a variance S2 + v in log space.
+type calibration struct {
+	B0, B1, S2 float64
+}
+
+// factor is the multiplier of N̂ for a term of relative variance v.
+func (c calibration) factor(v float64) float64 { return math.Exp(c.B0 + c.B1*v) }
+
+// spread is the standard deviation of log N for a term of relative
+// variance v.
+func (c calibration) spread(v float64) float64 { return math.Sqrt(c.S2 + v) }
 
 // calibDecay weighs the calibration toward recent queries: the estimator's
 // bias changes as the sample grows.
 const calibDecay = 0.9
 
-// calibBucket groups terms by the evidence behind their estimate: how many
-// downloaded documents contain them (up to 4, more) and how much the
-// correction for limited queries scaled them up (w/df below 1.5, 4, 16,
-// above).
-func calibBucket(df int32, w float64) int {
-	b := 0
-	if df > 4 {
-		b = 4
-	}
-	r := w / math.Max(float64(df), 1)
-	switch {
-	case r < 1.5:
-	case r < 4:
-		b++
-	case r < 16:
-		b += 2
-	default:
-		b += 3
-	}
-	return b
-}
+// Priors of the calibration, each worth a few issued queries: no bias for
+// a well-sampled term (B0 = 0, weight calibPrior0); a shrinkage of log N̂ by
+// calibSlope·v (weight calibPrior1, in units of v²); a spread of sigmaPrior
+// beyond the sampling noise (two pseudo-observations).
+//
+// The shrinkage is Tweedie's formula for selection bias (Efron 2011): when
+// log N̂ = log N + ε with Var ε ≈ v and the terms' true counts have a
+// power-law tail (density ∝ N^−a in log N), E[log N | N̂] = log N̂ − a·v,
+// whichever way the term was selected. Term counts have a ≈ 1–2 near the
+// top of the vocabulary and the Poisson noise of a few occurrences exceeds
+// v, hence the prior slope of 2; the issued queries refine it.
+const (
+	calibPrior0 = 2.0
+	calibPrior1 = 0.2
+	calibSlope  = -2.0
+)
 
 // quantize maps a corrected count to a rank class: exact below 64, then 64
 // classes per doubling, so ranking a million terms needs a few thousand
@@ -123,47 +131,64 @@ func (s *Stats) model(opt SelectOptions) *model {
 	return m
 }
 
-// calibrate learns, per evidence bucket, how the estimates of the issued
-// queries compared with their true counts: the multiplier is the shrunk
-// geometric mean of true/estimated (two pseudo-observations of 1). A greedy
-// choice among noisy estimates favours the overestimated ones (a term seen
-// once in a sample that stands for N/k documents per document); the issued
-// queries measure that bias, and the next choices correct for it.
+// calibrate fits the calibration to the issued queries: a weighted ridge
+// regression of log(true/estimated) on v toward the priors, older queries
+// weighing less. A greedy choice among noisy estimates favours the
+// overestimated ones (a term seen in a few heavily weighted documents); the
+// shrinkage by v corrects for that, and the issued queries measure how much
+// is left. Each query's estimate carried the calibration of its time, which
+// is recomputed along the way to recover the uncalibrated estimate.
 func (s *Stats) calibrate(m *model) {
-	var sum, sq [calibBuckets]float64
-	var cnt [calibBuckets]float64
-	if !m.opt.NoCalibrate {
-		for _, q := range s.Queries {
-			if q.Pred <= 0 {
-				continue
-			}
-			actual := float64(q.Total)
-			if q.Total < 0 {
-				if q.Limited {
-					continue
-				}
-				actual = float64(q.Returned)
-			}
-			if actual <= 0 {
-				actual = 0.5
-			}
-			b := calibBucket(int32(q.DFBefore), q.WBefore)
-			r := math.Log(actual / q.Pred)
-			// older observations of the bucket weigh less
-			sum[b] *= calibDecay
-			sq[b] *= calibDecay
-			cnt[b] *= calibDecay
-			sum[b] += r
-			sq[b] += r * r
-			cnt[b]++
+	var sw, sv, svv, sy, svy, syy, svar float64
+	fit := func() calibration {
+		a11, a12, a22 := sw+calibPrior0, sv, svv+calibPrior1
+		r1, r2 := sy, svy+calibPrior1*calibSlope
+		det := a11*a22 - a12*a12
+		c := calibration{B0: (r1*a22 - r2*a12) / det, B1: (a11*r2 - a12*r1) / det}
+		rss := syy - 2*c.B0*sy - 2*c.B1*svy + c.B0*c.B0*sw + 2*c.B0*c.B1*sv + c.B1*c.B1*svv
+		c.S2 = math.Max((rss-svar+2*sigmaPrior*sigmaPrior)/(sw+2), sigmaFloor*sigmaFloor)
+		return c
+	}
+	if m.opt.NoCalibrate {
+		m.cal = fit() // the priors alone
+		return
+	}
+	for _, q := range s.Queries {
+		if q.Pred <= 0 {
+			continue
 		}
+		c := fit()
+		v := q.RelVar
+		actual := float64(q.Total)
+		if q.Total < 0 {
+			actual = float64(q.Returned)
+		}
+		if actual <= 0 {
+			actual = 0.5
+		}
+		r := math.Log(actual/q.Pred) + math.Log(c.factor(v))
+		if q.Total < 0 && q.Limited {
+			// censored: only N ≥ Returned is known; the expected
+			// residual beyond that bound under the current calibration
+			mu, sd := c.B0+c.B1*v, c.spread(v)
+			a := (r - mu) / sd
+			r = mu + sd*normHazard(a)
+		}
+		sw, sv, svv = calibDecay*sw+1, calibDecay*sv+v, calibDecay*svv+v*v
+		sy, svy, syy = calibDecay*sy+r, calibDecay*svy+v*r, calibDecay*syy+r*r
+		svar = calibDecay*svar + v
 	}
-	for b := range m.calib {
-		mean := sum[b] / (cnt[b] + 2)
-		m.calib[b] = math.Exp(mean)
-		v := (sq[b] - 2*mean*sum[b] + cnt[b]*mean*mean + 2*sigmaPrior*sigmaPrior) / (cnt[b] + 2)
-		m.sigma[b] = math.Sqrt(math.Max(v, 0))
+	m.cal = fit()
+}
+
+// normHazard is φ(a)/(1 − Φ(a)), the mean of a standard normal variable
+// above a.
+func normHazard(a float64) float64 {
+	tail := 0.5 * math.Erfc(a/math.Sqrt2)
+	if tail < 1e-300 {
+		return a
 	}
+	return math.Exp(-a*a/2) / math.Sqrt(2*math.Pi) / tail
 }
 
 // fitZipf ranks the non-banned terms by corrected frequency (ties share the
@@ -235,7 +260,7 @@ func (s *Stats) matches(m *model, i int) float64 {
 	} else {
 		n = m.scale * s.w[i]
 	}
-	n *= m.calib[calibBucket(s.df[i], s.w[i])]
+	n *= m.cal.factor(s.relVar(int32(i)))
 	if d := float64(s.df[i]); n < d {
 		n = d
 	}
@@ -305,12 +330,15 @@ func (s *Stats) overlaps(m *model, i int, ns [3]float64) [3]float64 {
 //     quantile is within K/N̂; else a proportional share);
 //   - Cost(q) = cq + cr·results + cd·new.
 //
-// Two refinements make the greedy choice robust to estimation noise. The
-// estimates are calibrated against the issued queries (their true counts
-// against what was predicted, per evidence bucket), and the gain is the
-// expected gain under the remaining uncertainty (log-normal, spread measured
-// the same way), which prefers a term safely above K to one whose estimate
-// only barely reaches it. ok is false when no candidate is left.
+// Two refinements make the greedy choice robust to estimation noise. Each
+// estimate is shrunk by its own uncertainty, the relative variance v of the
+// term's corrected count (a term seen in a few heavily weighted documents
+// is more likely one the maximum picked for being overestimated), and
+// calibrated against the issued queries (their true counts against what was
+// predicted; see calibrate). The gain is the expected gain under the
+// remaining uncertainty (log-normal, variance v plus the spread the issued
+// queries measure), which prefers a term safely above K to one whose
+// estimate only barely reaches it. ok is false when no candidate is left.
 //
 // Cost: terms are visited from the largest corrected count down, class by
 // class, and the visit stops once no term of a class could beat the best
@@ -332,17 +360,14 @@ func (s *Stats) Select(opt SelectOptions) (Choice, bool) {
 			bc = Choice{Matches: n, Results: res, Gain: gain, Cost: c, Efficiency: eff}
 		}
 	}
-	// log-normal spread of N̂ per evidence bucket, as factors at the
-	// quadrature nodes, and the largest factors for the bounds
-	var fac [calibBuckets][3]float64
+	// the largest calibrated factors at the quadrature nodes over the
+	// relative variances v ∈ [0, 1], for the bounds
 	var fmax [3]float64
-	cmax := 0.0
-	for b := range fac {
-		for j, z := range ghNodes(m.sigma[b]) {
-			fac[b][j] = math.Exp(z)
-			fmax[j] = math.Max(fmax[j], fac[b][j])
+	for x := 0; x <= boundSteps; x++ {
+		v := float64(x) / boundSteps
+		for j, z := range ghNodes(m.cal.spread(v)) {
+			fmax[j] = math.Max(fmax[j], m.cal.factor(v)*math.Exp(z))
 		}
-		cmax = math.Max(cmax, m.calib[b])
 	}
 	// bound reports whether a class can still beat the best choice: its
 	// largest possible N̂ with every result new.
@@ -351,13 +376,13 @@ func (s *Stats) Select(opt SelectOptions) (Choice, bool) {
 			return true
 		}
 		wu := classTop(v)
-		nu := wu * math.Max(m.scale*cmax, 1)
+		nu := wu * m.scale
 		if m.useZ {
-			nu = math.Max(m.zipf.At(m.bestRank[v])*cmax, wu)
+			nu = m.zipf.At(m.bestRank[v])
 		}
 		g := 0.0
 		for j := range fmax {
-			x := nu * fmax[j]
+			x := math.Max(nu*fmax[j], wu)
 			if m.k > 0 {
 				x = math.Min(x, m.k)
 			}
@@ -372,7 +397,7 @@ func (s *Stats) Select(opt SelectOptions) (Choice, bool) {
 			if s.flag[i] != 0 {
 				continue
 			}
-			s.evaluate(m, i, &fac[calibBucket(s.df[i], s.w[i])], consider, bc.Efficiency, best >= 0)
+			s.evaluate(m, i, consider, bc.Efficiency, best >= 0)
 		}
 	}
 	if best < 0 {
@@ -391,17 +416,27 @@ var (
 
 func ghNodes(sig float64) [3]float64 { return [3]float64{-ghZ * sig, 0, ghZ * sig} }
 
-// sigmaPrior is the spread of log(true/estimated) assumed before the issued
-// queries measure it (two pseudo-observations).
-const sigmaPrior = 0.5
+// sigmaPrior is the spread of log(true/estimated) beyond the sampling noise
+// assumed before the issued queries measure it (two pseudo-observations),
+// sigmaFloor the least spread assumed.
+const (
+	sigmaPrior = 0.5
+	sigmaFloor = 0.1
+)
+
+// boundSteps is the grid over v on which the bounds of Select take the
+// largest calibrated factor.
+const boundSteps = 16
 
 // evaluate computes the expected gain of candidate i (Gauss–Hermite over
 // the log-normal uncertainty of N̂) and offers it to consider; the overlap
 // of an overflowing term is only computed when its all-new bound could beat
 // the best efficiency so far.
-func (s *Stats) evaluate(m *model, i int, fb *[3]float64, consider func(int, float64, float64, float64), bestEff float64, haveBest bool) {
+func (s *Stats) evaluate(m *model, i int, consider func(int, float64, float64, float64), bestEff float64, haveBest bool) {
 	n := s.matches(m, i)
 	df := float64(s.df[i])
+	sd := ghZ * m.cal.spread(s.relVar(int32(i)))
+	fb := [3]float64{math.Exp(-sd), 1, math.Exp(sd)}
 	var ns [3]float64
 	over := false
 	for j := range fb {

@@ -80,6 +80,7 @@ type Stats struct {
 	flag  []uint8
 	df    []int32   // downloaded documents containing the term
 	w     []float64 // corrected count in C (Σ 1/π over the documents containing the term)
+	w2    []float64 // Σ 1/π² over the same documents (the spread of w)
 	post  [][]int32 // downloaded documents containing the term
 	cut   []float32 // issued terms: returned/matches of the query (0: not issued)
 	// W is the corrected size of C, the estimated number of documents
@@ -138,6 +139,10 @@ type IssuedQuery struct {
 	PredGain float64
 	DFBefore int
 	WBefore  float64
+	// RelVar is the relative variance of the query term's corrected count
+	// at selection, Σ 1/π² / (Σ 1/π)² over the downloaded documents
+	// containing it: the inverse of its effective sample size (0: none).
+	RelVar float64
 	// Limited reports whether the results were cut by the result limit.
 	Limited bool
 }
@@ -234,6 +239,7 @@ func (s *Stats) intern(t string) int32 {
 	s.flag = append(s.flag, f)
 	s.df = append(s.df, 0)
 	s.w = append(s.w, 0)
+	s.w2 = append(s.w2, 0)
 	s.post = append(s.post, nil)
 	s.cut = append(s.cut, 0)
 	s.clsOf = append(s.clsOf, -1)
@@ -262,6 +268,16 @@ func (s *Stats) addDoc(content string) int32 {
 	s.piMax = append(s.piMax, 0)
 	s.piInd = append(s.piInd, 0)
 	return n
+}
+
+// relVar is the relative variance of term t's corrected count, Σ 1/π² /
+// (Σ 1/π)²: 1/df when every document weighs the same, more when a few
+// heavily weighted documents make up the count. 1 without a count.
+func (s *Stats) relVar(t int32) float64 {
+	if s.w[t] <= 0 {
+		return 1
+	}
+	return math.Min(s.w2[t]/(s.w[t]*s.w[t]), 1)
 }
 
 // containsAll reports whether document d has every term of q.
@@ -311,13 +327,16 @@ func (s *Stats) include(d int32, cut float32) {
 	}
 	s.piInd[d] = 1 - (1-s.piInd[d])*(1-cut)
 	if p := s.pi(d); p != old {
-		var delta float64
+		var delta, delta2 float64
 		if old > 0 {
 			delta = -1 / float64(old)
+			delta2 = -delta * delta
 		}
 		delta += 1 / float64(p)
+		delta2 += 1 / (float64(p) * float64(p))
 		for _, t := range s.docTerms[d] {
 			s.w[t] += delta
+			s.w2[t] += delta2
 			s.reclass(t)
 		}
 		s.W += delta
@@ -327,7 +346,7 @@ func (s *Stats) include(d int32, cut float32) {
 // reweight recomputes every weight (after a change of ranking model).
 func (s *Stats) reweight() {
 	for i := range s.w {
-		s.w[i] = 0
+		s.w[i], s.w2[i] = 0, 0
 	}
 	s.W = 0
 	for d := range s.docTerms {
@@ -335,6 +354,7 @@ func (s *Stats) reweight() {
 			x := 1 / float64(p)
 			for _, t := range s.docTerms[d] {
 				s.w[t] += x
+				s.w2[t] += x * x
 			}
 			s.W += x
 		}
@@ -363,6 +383,7 @@ func (s *Stats) Observe(query string, res []Result, total int, est, gain float64
 	if qt := s.opt.QueryTerms(query); len(qt) == 1 {
 		if id, ok := s.ids[qt[0]]; ok {
 			iq.WBefore = s.w[id] // fresh documents weigh nothing yet
+			iq.RelVar = s.relVar(id)
 		}
 	}
 	switch {
