@@ -89,10 +89,10 @@ return dw.domain{
   -- Stop-early criteria of in-site exploring (SmartCrawler §3.3). Most
   -- searchable forms lie within depth 3 of a home page.
   stop = {
-    max_depth                   = 3,   -- SC1: deepest link depth explored
+    max_depth                   = 5,   -- SC1: deepest link depth explored
     max_pages_per_depth         = 100, -- SC2: pages fetched at one depth
     max_forms_per_depth         = 5,   -- SC3: searchable forms that end a depth
-    max_pages_no_form_per_depth = 20,  -- SC4: form-less pages before the next depth
+    max_pages_no_form_per_depth = 6,   -- SC4: form-less pages before the next depth
     max_pages_no_form           = 50,  -- SC5: form-less pages before leaving the site
     max_pages_per_site          = 300, -- hard cap per site
   },

@@ -92,10 +92,10 @@ return dw.domain{
 
   -- Stop-early criteria of in-site exploring (SmartCrawler §3.3).
   stop = {
-    max_depth                   = 3,   -- SC1
+    max_depth                   = 5,   -- SC1
     max_pages_per_depth         = 100, -- SC2
     max_forms_per_depth         = 5,   -- SC3
-    max_pages_no_form_per_depth = 20,  -- SC4
+    max_pages_no_form_per_depth = 6,   -- SC4
     max_pages_no_form           = 50,  -- SC5
     max_pages_per_site          = 300,
   },

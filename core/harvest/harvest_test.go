@@ -15,6 +15,7 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/core/crawl"
+	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/core/simweb"
 	"github.com/dwcrawl/dwcrawl/store"
 )
@@ -435,7 +436,7 @@ func TestFallbackProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !fb || p.Name != "book" || p.Domain != "book" || len(p.Keywords) == 0 || p.Stop.MaxDepth != 3 {
+	if !fb || p.Name != "book" || p.Domain != "book" || len(p.Keywords) == 0 || p.Stop.MaxDepth != profile.Defaults().Stop.MaxDepth {
 		t.Errorf("fallback profile %+v", p)
 	}
 	topic := w.Data().Topics["book"]

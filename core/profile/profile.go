@@ -104,7 +104,8 @@ type Reverse struct {
 // §3.3). A site's exploring ends at the first criterion met.
 type Stop struct {
 	// MaxDepth (SC1): deepest link depth explored from a site's home page
-	// (0: home pages only). Default 3.
+	// (0: home pages only). Default 5: a quarter of the forms of the
+	// simulated web lie at depths 4–5, and SC4 keeps deep levels cheap.
 	MaxDepth int `lua:"max_depth"`
 	// MaxPagesPerDepth (SC2): pages fetched at one depth. Default 100.
 	MaxPagesPerDepth int `lua:"max_pages_per_depth"`
@@ -112,7 +113,9 @@ type Stop struct {
 	// which the next depth is not needed. Default 5.
 	MaxFormsPerDepth int `lua:"max_forms_per_depth"`
 	// MaxPagesNoFormPerDepth (SC4): pages without a searchable form at one
-	// depth before moving to the next depth. Default 20.
+	// depth before moving to the next depth. Default 6: the path to a form
+	// is found among the best-ranked links of a depth or not at all, so a
+	// small value buys depth cheaply (measured in bench harvest).
 	MaxPagesNoFormPerDepth int `lua:"max_pages_no_form_per_depth"`
 	// MaxPagesNoForm (SC5): pages of a site without any searchable form
 	// before leaving the site. Default 50.
@@ -168,7 +171,7 @@ func Defaults() Profile {
 	return Profile{
 		Strategy:   "smartcrawler",
 		Reverse:    Reverse{Threshold: 50, MinLinks: 3, MaxQueries: 20},
-		Stop:       Stop{MaxDepth: 3, MaxPagesPerDepth: 100, MaxFormsPerDepth: 5, MaxPagesNoFormPerDepth: 20, MaxPagesNoForm: 50, MaxPagesPerSite: 300},
+		Stop:       Stop{MaxDepth: 5, MaxPagesPerDepth: 100, MaxFormsPerDepth: 5, MaxPagesNoFormPerDepth: 6, MaxPagesNoForm: 50, MaxPagesPerSite: 300},
 		Rank:       Rank{Alpha: 0.5, TopK: 20},
 		Learn:      Learn{SitesEvery: 50, FormsEvery: 100},
 		Politeness: Politeness{Delay: time.Second, Timeout: 30 * time.Second, MaxBodyBytes: 2 << 20, UserAgent: DefaultUserAgent},
@@ -320,7 +323,7 @@ func (p *Profile) validate(c *script.Chunk) error {
 		return c.Errorf("stop.max_depth", "must not be negative (0 explores home pages only), got %d", p.Stop.MaxDepth)
 	}
 	if p.Stop.MaxDepth > 20 {
-		return c.Errorf("stop.max_depth", "must be at most 20, got %d (searchable forms lie within depth 3 on most sites)", p.Stop.MaxDepth)
+		return c.Errorf("stop.max_depth", "must be at most 20, got %d (searchable forms lie within depth 5 on most sites)", p.Stop.MaxDepth)
 	}
 	if p.Rank.Alpha < 0 || p.Rank.Alpha > 1 {
 		return c.Errorf("rank.alpha", "must be in [0,1], got %v", p.Rank.Alpha)

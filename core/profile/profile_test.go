@@ -40,12 +40,12 @@ func TestLoadAuto(t *testing.T) {
 	if len(p.Seeds) < 5 || p.Seeds[0] != "https://www.autotrader.com/" {
 		t.Errorf("seeds = %v", p.Seeds)
 	}
-	if p.Reverse.Plugin != "search/simweb" || p.Stop.MaxDepth != 3 || p.Rank.Alpha != 0.5 ||
+	if p.Reverse.Plugin != "search/simweb" || p.Stop.MaxDepth != 5 || p.Rank.Alpha != 0.5 ||
 		p.Learn.SitesEvery != 50 || p.Learn.FormsEvery != 100 || p.Politeness.Delay != 2*time.Second {
 		t.Errorf("settings: %+v", p)
 	}
 	s := p.String()
-	for _, want := range []string{"name: auto\n", "  max_depth: 3", "# SC1", "  - https://www.cars.com/\n", "  delay: 2s\n", "user_agent: dwcrawl/0.1 (+https://github.com/dwcrawl/dwcrawl)\n"} {
+	for _, want := range []string{"name: auto\n", "  max_depth: 5", "# SC1", "  - https://www.cars.com/\n", "  delay: 2s\n", "user_agent: dwcrawl/0.1 (+https://github.com/dwcrawl/dwcrawl)\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("String() lacks %q:\n%s", want, s)
 		}

@@ -63,12 +63,13 @@ func BenchmarkServeInProcess(b *testing.B) {
 	benchPages(b, w.Client(), benchURLs(w, 5000))
 }
 
-// BenchmarkGenerate100k reports the heap used by the default web (about
+// BenchmarkGenerate100k reports the heap used by a web of 3,000 sites (about
 // 100,000 pages) once every site has been generated and the search engine
 // has indexed every page. Data comes from the shared data directory when
 // present.
 func BenchmarkGenerate100k(b *testing.B) {
 	cfg := DefaultConfig()
+	cfg.Sites = 3000
 	cfg.Data = FindDataDir()
 	if _, err := LoadData(cfg.Data); err != nil {
 		b.Fatal(err)
