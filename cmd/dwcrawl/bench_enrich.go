@@ -65,6 +65,7 @@ func parseBudget(s string) (n int, frac float64, err error) {
 	return n, 0, nil
 }
 
+// splitList splits a comma-separated flag value, dropping blanks.
 func splitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -43,13 +42,9 @@ func init() {
 }
 
 func benchSurface(c *cli.Context) error {
-	est, err := surface.ParseEstimator(c.String("estimator"))
+	sel, words, err := surfacePolicyFlags(c)
 	if err != nil {
-		return errExit{2, err}
-	}
-	cost, err := surface.ParseCost(c.String("cost"))
-	if err != nil {
-		return errExit{2, err}
+		return err
 	}
 	opt := surface.BenchOptions{
 		Corpus:    c.String("corpus"),
@@ -57,9 +52,10 @@ func benchSurface(c *cli.Context) error {
 		K:         c.Int("k"),
 		PageSize:  c.Int("page-size"),
 		Budget:    c.Int("budget"),
-		Policies:  surfaceList(c.String("policies")),
+		Policies:  splitList(c.String("policies")),
 		Seed:      c.Int64("seed"),
-		Select:    surface.SelectOptions{Estimator: est, Cost: cost},
+		Select:    sel,
+		Words:     words,
 		HideTotal: c.Bool("hide-total"),
 		InProcess: c.Bool("in-process"),
 	}
@@ -71,12 +67,7 @@ func benchSurface(c *cli.Context) error {
 		}
 	}
 	if f := c.String("text-fields"); f != "" {
-		opt.TextFields = surfaceList(f)
-	}
-	if f := c.String("wordlist"); f != "" {
-		if opt.Words, err = surface.LoadWordList(f); err != nil {
-			return errExit{2, err}
-		}
+		opt.TextFields = splitList(f)
 	}
 	if c.Bool("progress") {
 		opt.Progress = c.App.ErrWriter
@@ -94,15 +85,4 @@ func benchSurface(c *cli.Context) error {
 		return rep.WriteJSON(c.App.Writer)
 	}
 	return rep.WriteTable(c.App.Writer)
-}
-
-// surfaceList splits a comma-separated flag value, dropping blanks.
-func surfaceList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

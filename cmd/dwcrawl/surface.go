@@ -77,20 +77,11 @@ func runSurface(c *cli.Context) error {
 	if (iface == "") == (formID == "") {
 		return errExit{2, errors.New("give exactly one of --interface and --form")}
 	}
-	est, err := surface.ParseEstimator(c.String("estimator"))
+	sel, words, err := surfacePolicyFlags(c)
 	if err != nil {
-		return errExit{2, err}
+		return err
 	}
-	cost, err := surface.ParseCost(c.String("cost"))
-	if err != nil {
-		return errExit{2, err}
-	}
-	var words []string
-	if f := c.String("wordlist"); f != "" {
-		if words, err = surface.LoadWordList(f); err != nil {
-			return errExit{2, err}
-		}
-	}
+	cost := sel.Cost
 	db, err := store.Open(c.String("dir"), store.Options{})
 	if err != nil {
 		return err
@@ -109,7 +100,7 @@ func runSurface(c *cli.Context) error {
 	terms := surface.TermOptions{KeepStopWords: c.Bool("keep-stopwords") || src.keepStops}
 	policy, err := surface.NewPolicy(c.String("policy"), surface.PolicyOptions{
 		Words: words, Seed: c.Int64("seed"),
-		Select: surface.SelectOptions{Estimator: est, Cost: cost, K: k},
+		Select: surface.SelectOptions{Estimator: sel.Estimator, Cost: cost, K: k},
 	})
 	if err != nil {
 		return errExit{2, err}
@@ -264,3 +255,23 @@ func (p *surfaceProgress) done() {
 // ResultLimit implements surface.ResultLimiter: the k the plugin declares
 // or learned from the site's answers.
 func (s surfacePlugin) ResultLimit() int { return s.Info().K }
+
+// surfacePolicyFlags reads the flags surface and bench surface share: the
+// adaptive policy's estimator and cost model, and the word list.
+func surfacePolicyFlags(c *cli.Context) (surface.SelectOptions, []string, error) {
+	est, err := surface.ParseEstimator(c.String("estimator"))
+	if err != nil {
+		return surface.SelectOptions{}, nil, errExit{2, err}
+	}
+	cost, err := surface.ParseCost(c.String("cost"))
+	if err != nil {
+		return surface.SelectOptions{}, nil, errExit{2, err}
+	}
+	var words []string
+	if f := c.String("wordlist"); f != "" {
+		if words, err = surface.LoadWordList(f); err != nil {
+			return surface.SelectOptions{}, nil, errExit{2, err}
+		}
+	}
+	return surface.SelectOptions{Estimator: est, Cost: cost}, words, nil
+}

@@ -124,30 +124,23 @@ func (j *StoreJournal) Replay(ctx context.Context, fn func(Entry) error) error {
 // document and query counts.
 func Sources(db *store.DB) (map[string][2]int, error) {
 	out := map[string][2]int{}
-	err := db.ScanJSON(store.TagQueries, nil, func(k, _ []byte) error {
-		src, _, err := store.DecodeString(k)
-		if err != nil {
-			return err
-		}
-		c := out[src]
-		c[1]++
-		out[src] = c
-		return nil
-	})
-	if err != nil {
+	// count the keys of each source in a table: slot 0 documents, 1 queries
+	count := func(tag byte, slot int) error {
+		return db.ScanJSON(tag, nil, func(k, _ []byte) error {
+			src, _, err := store.DecodeString(k)
+			if err != nil {
+				return err
+			}
+			c := out[src]
+			c[slot]++
+			out[src] = c
+			return nil
+		})
+	}
+	if err := count(store.TagQueries, 1); err != nil {
 		return nil, err
 	}
-	err = db.ScanJSON(store.TagDocs, nil, func(k, _ []byte) error {
-		src, _, err := store.DecodeString(k)
-		if err != nil {
-			return err
-		}
-		c := out[src]
-		c[0]++
-		out[src] = c
-		return nil
-	})
-	return out, err
+	return out, count(store.TagDocs, 0)
 }
 
 // ExportDocs writes the harvested documents of a crawl directory as JSON
