@@ -1,8 +1,15 @@
 package crawl
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,21 +17,27 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/simweb"
 )
 
-// BenchmarkCrawlThroughput crawls a fault-free simulated web over loopback
-// with no politeness delay, classification and storage included, and
-// reports pages/s and the peak heap.
-func BenchmarkCrawlThroughput(b *testing.B) {
+// benchWebConfig is a fault-free simulated web with no crawl-delay: the
+// throughput target is at politeness delay 0.
+func benchWebConfig(sites int) simweb.Config {
 	cfg := simweb.DefaultConfig()
 	cfg.Seed = testSeed
 	cfg.Faults = simweb.NoFaults()
-	cfg.Robots = simweb.RobotsConfig{} // no crawl-delay: the target is at politeness delay 0
-	w := simweb.MustNew(cfg)
-	const pages = 20000
+	cfg.Robots = simweb.RobotsConfig{}
+	if sites > 0 {
+		cfg.Sites = sites
+	}
+	return cfg
+}
+
+// benchCrawl runs one SCDI crawl of at most pages pages over loopback and
+// reports pages/s and the peak heap in use (sampled every 100 ms).
+func benchCrawl(b *testing.B, w *simweb.Web, addr string, pages int) {
 	for i := 0; i < b.N; i++ {
 		dir := b.TempDir()
 		p := testProfile(b, "auto")
 		p.Stop.MaxPagesPerSite = 0
-		c, err := Assemble(context.Background(), Setup{Profile: p, Dir: dir, Strategy: SCDI, Workers: 8, Pages: pages, Web: w, Logger: quiet(), Seed: testSeed, TestbedSeeds: 50})
+		c, err := Assemble(context.Background(), Setup{Profile: p, Dir: dir, Strategy: SCDI, Workers: 8, Pages: pages, Web: w, WebAddr: addr, Logger: quiet(), Seed: testSeed, TestbedSeeds: 50})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -56,4 +69,74 @@ func BenchmarkCrawlThroughput(b *testing.B) {
 		b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
 		b.ReportMetric(float64(sn.Pages), "pages")
 	}
+}
+
+// BenchmarkCrawlThroughput crawls a fault-free simulated web over loopback
+// with no politeness delay, classification and storage included, and
+// reports pages/s and the peak heap (the web is served by the same process,
+// as in `dwcrawl run --testbed`).
+func BenchmarkCrawlThroughput(b *testing.B) {
+	benchCrawl(b, simweb.MustNew(benchWebConfig(0)), "", 20000)
+}
+
+// childWebEnv names the site count of the web a child test process serves.
+const childWebEnv = "DWCRAWL_BENCH_WEB_SITES"
+
+// BenchmarkCrawl100k crawls 100,000 pages of a large simulated web served by
+// a child process, so that the peak heap reported is the crawler's own
+// (target: ≤ 500 MiB).
+func BenchmarkCrawl100k(b *testing.B) {
+	const sites = 80000
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServeBenchWeb$")
+	cmd.Env = append(os.Environ(), childWebEnv+"="+strconv.Itoa(sites))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		stdin.Close() // the child exits when its stdin closes
+		cmd.Wait()
+	}()
+	addr, err := readAddr(stdout)
+	if err != nil {
+		b.Fatal(err)
+	}
+	go io.Copy(io.Discard, stdout)
+	benchCrawl(b, simweb.MustNew(benchWebConfig(sites)), addr, 100_000)
+}
+
+// readAddr reads the "addr HOST:PORT" line the child prints once serving.
+func readAddr(r io.Reader) (string, error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if a, ok := strings.CutPrefix(sc.Text(), "addr "); ok {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("child web server: no address (%v)", sc.Err())
+}
+
+// TestServeBenchWeb is the child process of BenchmarkCrawl100k: it serves
+// the benchmark web on loopback until its stdin closes. Run directly it
+// does nothing.
+func TestServeBenchWeb(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv(childWebEnv))
+	if n <= 0 {
+		t.Skip("child process of BenchmarkCrawl100k")
+	}
+	srv, err := simweb.MustNew(benchWebConfig(n)).Listen("127.0.0.1:0", simweb.ServeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	fmt.Println("addr " + srv.Addr)
+	io.Copy(io.Discard, os.Stdin)
 }

@@ -29,6 +29,11 @@ type Setup struct {
 	// mode): served on a loopback listener, seeds taken from its sites of the
 	// profile's domain, no politeness delay.
 	Web *simweb.Web
+	// WebAddr, with Web, is the loopback address where another process
+	// already serves that same web (built from the same config): the crawl
+	// dials it instead of serving Web itself, so that the crawler's memory
+	// can be measured apart from the web's.
+	WebAddr string
 	// TestbedSeeds is the number of simweb seed sites (default 10).
 	TestbedSeeds int
 	// AllowPrivate lets the fetcher reach loopback and private addresses on
@@ -115,12 +120,20 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 	fo.Logger = s.Logger
 	seeds := p.Seeds
 	if s.Web != nil {
-		srv, err := s.Web.Listen("127.0.0.1:0", simweb.ServeOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("crawl: serving the simulated web: %w", err)
+		addr := s.WebAddr
+		if addr == "" {
+			srv, err := s.Web.Listen("127.0.0.1:0", simweb.ServeOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("crawl: serving the simulated web: %w", err)
+			}
+			c.server = srv
+			addr = srv.Addr
 		}
-		c.server = srv
-		fo.Transport = &http.Transport{DialContext: simweb.LoopbackDialer(srv.Addr), MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second}
+		// Every simulated host is a pool of its own to the Transport and a
+		// crawl rarely returns to a host once its site is done: a small
+		// total of idle connections keeps thousands of them (8 KiB of
+		// buffers each, on both ends) from piling up.
+		fo.Transport = &http.Transport{DialContext: simweb.LoopbackDialer(addr), MaxIdleConns: 64, MaxIdleConnsPerHost: 4, IdleConnTimeout: 10 * time.Second}
 		fo.AllowHost = s.Web.HasHost
 		fo.Delay = 0
 		fo.BackoffBase = 20 * time.Millisecond
