@@ -324,3 +324,26 @@ func decodeCounter(v []byte) (int64, error) {
 	}
 	return int64(binary.BigEndian.Uint64(v)), nil
 }
+
+// SetTestbed records the configuration (JSON) of the simulated web a
+// testbed crawl runs against, so that later commands on the directory (a
+// surface of a discovered form) reach the same web.
+func (db *DB) SetTestbed(config []byte) error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	if err := db.pdb.Set(metaTestbedKey, config, pebble.Sync); err != nil {
+		return wrapErr("record the testbed config", err)
+	}
+	return nil
+}
+
+// Testbed returns the simulated web configuration recorded by SetTestbed;
+// ok is false for a crawl of the real web.
+func (db *DB) Testbed() (config []byte, ok bool, err error) {
+	v, ok, err := db.getRaw(metaTestbedKey)
+	if err != nil || !ok {
+		return nil, false, wrapErr("read the testbed config", err)
+	}
+	return v, true, nil
+}

@@ -73,6 +73,7 @@ var (
 	metaVersionKey = []byte{TagMeta, 'v'} // SchemaVersion, AppendUint64
 	metaSeqKey     = []byte{TagMeta, 's'} // last frontier seq, AppendUint64
 	metaFLenPrefix = []byte{TagMeta, 'q'} // + AppendString(queue): queue length (counter merge)
+	metaTestbedKey = []byte{TagMeta, 't'} // config JSON of the simulated web a testbed crawl ran on
 )
 
 // managedTag reports whether tag is maintained by typed accessors whose

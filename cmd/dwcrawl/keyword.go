@@ -86,6 +86,12 @@ func (d *lateDoer) Do(ctx context.Context, req *http.Request) (*http.Response, e
 // The adapter, not the fetcher, retries (rate limits, budget), as opt says;
 // opt.Vars is replaced by the spec's variables.
 func openKeywordPlugin(ctx context.Context, spec string, opt plugins.KeywordOptions, userDirs ...string) (*keywordPlugin, error) {
+	return openKeywordPluginFetch(ctx, spec, opt, nil, userDirs...)
+}
+
+// openKeywordPluginFetch is openKeywordPlugin with the fetcher options of the
+// plugin's dw.http given (nil: derived from the plugin's variables).
+func openKeywordPluginFetch(ctx context.Context, spec string, opt plugins.KeywordOptions, fetchOpt *fetch.Options, userDirs ...string) (*keywordPlugin, error) {
 	ref, vars, err := parseKeywordSpec(spec)
 	if err != nil {
 		return nil, err
@@ -100,7 +106,10 @@ func openKeywordPlugin(ctx context.Context, spec string, opt plugins.KeywordOpti
 	}
 	fo := fetch.DefaultOptions()
 	fo.Retries = 0
-	if loopbackOnly(ki.Vars()) {
+	switch {
+	case fetchOpt != nil:
+		fo = *fetchOpt
+	case loopbackOnly(ki.Vars()):
 		fo = fetch.Options{AllowPrivate: true, AllowHost: isLoopbackHost}
 	}
 	f, err := fetch.New(fo)

@@ -13,6 +13,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dwcrawl/dwcrawl/core/crawl"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/simweb"
 	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/plugins"
 	"github.com/dwcrawl/dwcrawl/store"
@@ -151,6 +154,8 @@ type surfaceInterface struct {
 func openSurfaceInterface(ctx context.Context, c *cli.Context, db *store.DB) (*surfaceInterface, error) {
 	spec := c.String("interface")
 	name := spec
+	var fetchOpt *fetch.Options
+	closeWeb := func() {}
 	if id := c.String("form"); id != "" {
 		f, ok, err := db.GetForm(id)
 		if err != nil {
@@ -168,21 +173,27 @@ func openSurfaceInterface(ctx context.Context, c *cli.Context, db *store.DB) (*s
 			vals.Set(k, v)
 		}
 		spec, name = "keyword/htmlform?"+vals.Encode(), "form:"+id
+		if fo, stop, ok, err := testbedFetch(db); err != nil {
+			return nil, err
+		} else if ok {
+			fetchOpt, closeWeb = &fo, stop
+		}
 	}
 	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
 		base := strings.TrimSuffix(strings.TrimRight(spec, "/"), "/api/search")
 		s := &surface.APISearcher{Base: base, Client: &http.Client{Timeout: time.Minute}}
 		return &surfaceInterface{searcher: surface.Limited(surface.Retrying(s, surface.RetryOptions{}), c.Int("max-requests")), name: base, close: func() {}}, nil
 	}
-	kp, err := openKeywordPlugin(ctx, spec, plugins.KeywordOptions{Budget: c.Int("max-requests")}, c.StringSlice("plugins")...)
+	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: c.Int("max-requests")}, fetchOpt, c.StringSlice("plugins")...)
 	if err != nil {
+		closeWeb()
 		return nil, err
 	}
 	info := kp.Info()
 	if c.String("form") == "" {
 		name, _, _ = strings.Cut(spec, "?")
 	}
-	return &surfaceInterface{searcher: surfacePlugin{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close() }}, nil
+	return &surfaceInterface{searcher: surfacePlugin{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close(); closeWeb() }}, nil
 }
 
 // surfacePlugin is a keyword plugin as surface's Searcher; the plugin
@@ -274,4 +285,29 @@ func surfacePolicyFlags(c *cli.Context) (surface.SelectOptions, []string, error)
 		}
 	}
 	return surface.SelectOptions{Estimator: est, Cost: cost}, words, nil
+}
+
+// testbedFetch serves again the simulated web a testbed crawl of db ran on
+// (recorded by the crawl) and returns fetcher options that reach it; ok is
+// false for a crawl of the real web.
+func testbedFetch(db *store.DB) (fo fetch.Options, stop func(), ok bool, err error) {
+	raw, ok, err := db.Testbed()
+	if err != nil || !ok {
+		return fo, nil, false, err
+	}
+	cfg, err := simweb.ParseConfig(raw)
+	if err != nil {
+		return fo, nil, false, fmt.Errorf("%s: the recorded simulated web config: %w", db.Dir(), err)
+	}
+	w, err := simweb.New(cfg)
+	if err != nil {
+		return fo, nil, false, fmt.Errorf("simulated web: %w", err)
+	}
+	srv, err := w.Listen("127.0.0.1:0", simweb.ServeOptions{})
+	if err != nil {
+		return fo, nil, false, fmt.Errorf("serving the simulated web: %w", err)
+	}
+	fo = crawl.TestbedFetch(fetch.DefaultOptions(), w, srv.Addr)
+	fo.Retries = 0 // the plugin adapter retries
+	return fo, func() { srv.Close() }, true, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/core/simweb"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -182,4 +183,73 @@ func TestBenchSurfaceCommand(t *testing.T) {
 			t.Fatalf("coverage out of range: %+v", r)
 		}
 	}
+}
+
+// TestSurfaceTestbedForm surfaces a form found by a testbed crawl: the
+// directory remembers its simulated web, so the form is reached offline, and
+// every record downloaded belongs to the form's true hidden database.
+func TestSurfaceTestbedForm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the simulated web")
+	}
+	dir := filepath.Join(t.TempDir(), "crawl")
+	if _, err := runCLI(t, "run", "--testbed", "--pages", "300", "--dir", dir, filepath.Join("..", "..", "domains", "auto.lua")); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, ok, err := db.Testbed()
+	if err != nil || !ok {
+		t.Fatalf("testbed config not recorded: %v", err)
+	}
+	cfg, err := simweb.ParseConfig(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := simweb.MustNew(cfg)
+	var form store.Form
+	var info simweb.FormInfo
+	db.ScanForms(func(f store.Form) error {
+		if fi, ok := w.FormAt(f.PageURL, f.Index); ok && f.Relevant && fi.Database != "" && form.PageURL == "" {
+			form, info = f, fi
+		}
+		return nil
+	})
+	db.Close()
+	if form.PageURL == "" {
+		t.Fatal("the crawl found no relevant form with a database")
+	}
+	id := store.FormID(form.PageURL, form.Index)
+	out, err := runCLI(t, "surface", "--form", id, "--dir", dir, "--budget", "8", "--json", "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum surfaceSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Queries == 0 || sum.Docs == 0 {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	hdb, dbi, ok := w.Database(info.Database)
+	if !ok || sum.Docs > hdb.Len() {
+		t.Fatalf("%d records from database %s of %d", sum.Docs, info.Database, dbi.Size)
+	}
+	out, err = runCLI(t, "docs", "--dir", dir, "--source", "form:"+id, "--format", "jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for sc := bufio.NewScanner(strings.NewReader(out)); sc.Scan(); n++ {
+		var d struct {
+			URL string `json:"url"`
+		}
+		json.Unmarshal(sc.Bytes(), &d)
+		if !strings.HasPrefix(d.URL, "http://"+info.Database+"/") {
+			t.Fatalf("record %q is not from database %s", d.URL, info.Database)
+		}
+	}
+	if n != sum.Docs {
+		t.Fatalf("docs exported %d records, surface reported %d", n, sum.Docs)
+	}
+	t.Logf("form %s (database %s, %d records): %d queries, %d records", id, info.Database, dbi.Size, sum.Queries, sum.Docs)
 }

@@ -129,17 +129,10 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 			c.server = srv
 			addr = srv.Addr
 		}
-		// Every simulated host is a pool of its own to the Transport and a
-		// crawl rarely returns to a host once its site is done: a small
-		// total of idle connections keeps thousands of them (8 KiB of
-		// buffers each, on both ends) from piling up.
-		fo.Transport = &http.Transport{DialContext: simweb.LoopbackDialer(addr), MaxIdleConns: 64, MaxIdleConnsPerHost: 4, IdleConnTimeout: 10 * time.Second}
-		fo.AllowHost = s.Web.HasHost
-		fo.Delay = 0
-		fo.BackoffBase = 20 * time.Millisecond
-		fo.BackoffMax = 200 * time.Millisecond
-		fo.MaxRetryAfter = 2 * time.Second
-		fo.Timeout = 10 * time.Second
+		fo = TestbedFetch(fo, s.Web, addr)
+		if err := db.SetTestbed(s.Web.Config().JSON()); err != nil {
+			return nil, err
+		}
 		n := s.TestbedSeeds
 		if n <= 0 {
 			n = 10
@@ -188,4 +181,22 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 	c.Engine = e
 	ok = true
 	return c, nil
+}
+
+// TestbedFetch adapts fetcher options to the simulated web w served at the
+// loopback address addr: every request goes there, only w's hosts are
+// allowed, no politeness delay and short retries.
+func TestbedFetch(fo fetch.Options, w *simweb.Web, addr string) fetch.Options {
+	// Every simulated host is a pool of its own to the Transport and a
+	// crawl rarely returns to a host once its site is done: a small total
+	// of idle connections keeps thousands of them (8 KiB of buffers each,
+	// on both ends) from piling up.
+	fo.Transport = &http.Transport{DialContext: simweb.LoopbackDialer(addr), MaxIdleConns: 64, MaxIdleConnsPerHost: 4, IdleConnTimeout: 10 * time.Second}
+	fo.AllowHost = w.HasHost
+	fo.Delay = 0
+	fo.BackoffBase = 20 * time.Millisecond
+	fo.BackoffMax = 200 * time.Millisecond
+	fo.MaxRetryAfter = 2 * time.Second
+	fo.Timeout = 10 * time.Second
+	return fo
 }
