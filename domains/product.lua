@@ -77,38 +77,11 @@ return dw.domain{
     },
   },
 
-  -- Reverse searching (SmartCrawler Algorithm 1) when the site frontier runs
-  -- low. "search/simweb" is the simulated engine; on the real web use
-  -- "search/searxng" (SEARXNG_URL), "search/brave" (BRAVE_API_KEY) or
-  -- "search/google" (GOOGLE_API_KEY, GOOGLE_CSE_ID). Keys stay in the
-  -- environment, never in this file.
-  reverse = {
-    plugin      = "search/simweb",
-    threshold   = 50,
-    min_links   = 3,
-    max_queries = 20,
-  },
-
-  -- Stop-early criteria of in-site exploring (SmartCrawler §3.3).
-  stop = {
-    max_depth                   = 5,   -- SC1
-    max_pages_per_depth         = 100, -- SC2
-    max_forms_per_depth         = 5,   -- SC3
-    max_pages_no_form_per_depth = 6,   -- SC4
-    max_pages_no_form           = 50,  -- SC5
-    max_pages_per_site          = 300,
-  },
-
-  rank  = { alpha = 0.5, top_k = 20 },             -- alpha*ST + (1-alpha)*log(1+SF)
-  learn = { sites_every = 50, forms_every = 100 }, -- rebuild FSS / FSL
-
-  budget = { pages = 0, sites = 0, duration = "0s" }, -- 0 = no limit
-
-  politeness = {
-    delay          = "2s",
-    timeout        = "30s",
-    max_body_bytes = 2 * 1024 * 1024,
-  },
-
-  strategy = "smartcrawler",
+  -- Reverse searching, the stop-early criteria SC1–SC5, ranking, learning
+  -- and budgets keep their defaults: auto.lua spells out every setting and
+  -- `dwcrawl profile check` prints the resolved values. "search/simweb" is
+  -- the simulated engine; on the real web use "search/searxng",
+  -- "search/brave" or "search/google" (keys stay in the environment).
+  reverse    = { plugin = "search/simweb" },
+  politeness = { delay = "2s" },
 }
