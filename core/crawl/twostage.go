@@ -209,8 +209,11 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		var p float64
 		relevant, p = e.deps.Pages.Relevant(hv.Page.Title + " " + hv.Page.Text + " " + strings.Join(canonTerms(site), " "))
 		_ = p
-		if forms > 0 {
-			relevant = true // a searchable form on the homepage makes the site worth exploring
+		if relForms > 0 {
+			// a relevant form on the homepage makes the site worth exploring;
+			// another domain's form says nothing about this one (travel
+			// portals and other domains' deep sites took ~12% of the pages)
+			relevant = true
 		}
 		if relevant {
 			e.stats.sitesRelevant.Add(1)

@@ -82,3 +82,49 @@ func TestHIFIConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestHIFITargetArgmax checks the relevance rule with a target domain: a
+// searchable form is relevant when the domain's own probability reaches the
+// threshold or when no other class of the DSFC beats the domain. Held-out
+// generated forms (a seed the bundled model was not trained on) must contain
+// forms that only the second half of the rule accepts.
+func TestHIFITargetArgmax(t *testing.T) {
+	const seed = 977
+	ex, err := BundledDomainExamples(seed, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustDefault(t)
+	hs := map[string]*HIFI{}
+	rescued := 0
+	for i := range ex {
+		dom := ex[i].Domain
+		if dom == OtherDomain {
+			continue
+		}
+		h := hs[dom]
+		if h == nil {
+			if h, err = NewHIFI(m, dom); err != nil {
+				t.Fatal(err)
+			}
+			hs[dom] = h
+		}
+		f := &ex[i].Form
+		d := h.Classify(f, "forms.example")
+		if !d.Searchable {
+			continue
+		}
+		best, _ := m.DSFC.Best(f)
+		want := d.PDomain >= 0.5 || best == dom
+		if d.Relevant != want {
+			t.Errorf("seed %d form %d (%s): relevant %v, p=%.2f best %s", seed, i, dom, d.Relevant, d.PDomain, best)
+		}
+		if d.Relevant && d.PDomain < 0.5 {
+			rescued++
+		}
+	}
+	t.Logf("seed %d: %d in-domain forms relevant only as the DSFC's most probable class", seed, rescued)
+	if rescued == 0 {
+		t.Errorf("seed %d: no form exercises the most-probable-class rule", seed)
+	}
+}
