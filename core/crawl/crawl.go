@@ -48,6 +48,32 @@ type PageClassifier interface {
 	Relevant(text string) (bool, float64)
 }
 
+// homepageLearner is a page classifier that can learn the homepage of a
+// site found deep (smartcrawler's adaptive learning of the site classifier).
+// Its learning must not overlap its classifying: the engine guards it.
+type homepageLearner interface {
+	PageClassifier
+	LearnHomepage(text string)
+}
+
+// learningPages serialises a homepageLearner's updates with its reads.
+type learningPages struct {
+	mu sync.RWMutex
+	c  homepageLearner
+}
+
+func (l *learningPages) Relevant(text string) (bool, float64) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.c.Relevant(text)
+}
+
+func (l *learningPages) LearnHomepage(text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.c.LearnHomepage(text)
+}
+
 // ReverseSearcher returns pages that link to url, through a search engine.
 type ReverseSearcher interface {
 	Links(ctx context.Context, url string) ([]string, error)
@@ -110,6 +136,9 @@ func New(opt Options, deps Deps) (*Engine, error) {
 	}
 	if deps.Store == nil || deps.Fetcher == nil || deps.Forms == nil || deps.Pages == nil {
 		return nil, errors.New("crawl: store, fetcher, form classifier and page classifier are required")
+	}
+	if hl, ok := deps.Pages.(homepageLearner); ok {
+		deps.Pages = &learningPages{c: hl}
 	}
 	if opt.Strategy == "" {
 		opt.Strategy = opt.Profile.Strategy

@@ -64,6 +64,8 @@ type linkRunner struct {
 	lf    *frontier.LevelFrontier
 	seen  map[uint64]struct{}
 	sites map[string]*siteCount
+	// seeds are the seed URLs: on topic whatever the page classifier says.
+	seeds map[string]bool
 }
 
 func hash64(s string) uint64 {
@@ -80,7 +82,12 @@ func (e *Engine) runLinks(ctx context.Context) error {
 	default:
 		pol = &bestFirstPolicy{}
 	}
-	r := &linkRunner{e: e, pol: pol, seen: map[uint64]struct{}{}, sites: map[string]*siteCount{}}
+	r := &linkRunner{e: e, pol: pol, seen: map[uint64]struct{}{}, sites: map[string]*siteCount{}, seeds: map[string]bool{}}
+	for _, s := range e.opt.Seeds {
+		if u, err := canon.Canonical(s); err == nil {
+			r.seeds[u] = true
+		}
+	}
 	r.init()
 	r.lf = frontier.NewLevelFrontier(e.db, frontier.LevelOptions{Levels: pol.levels(), Prefix: pol.name(), Capacity: 20000})
 	if c := pol.rescore(); c != nil {
@@ -230,6 +237,9 @@ func (r *linkRunner) process(ctx context.Context, it frontier.Item) error {
 		return nil
 	}
 	relevant, p := r.e.deps.Pages.Relevant(v.Page.Title + " " + v.Page.Text)
+	if r.seeds[it.URL] {
+		relevant = true // the profile vouches for its seed sites
+	}
 	if v.relevant() > 0 {
 		r.pol.formPage(ctx, r, v)
 	}

@@ -203,12 +203,14 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	var outs []outLink
 	ex := &siteExploration{t: t, site: site}
 	pages, forms, relForms := 1, hv.searchable(), hv.relevant()
-	relevant := false
+	relevant, homeText := false, ""
 	if hv.Page != nil {
 		outs = ex.collectOut(hv, outs)
-		var p float64
-		relevant, p = e.deps.Pages.Relevant(hv.Page.Title + " " + hv.Page.Text + " " + strings.Join(canonTerms(site), " "))
-		_ = p
+		homeText = hv.Page.Title + " " + hv.Page.Text + " " + strings.Join(canonTerms(site), " ")
+		relevant, _ = e.deps.Pages.Relevant(homeText)
+		if k.seed {
+			relevant = true // the profile vouches for its seed sites
+		}
 		if relForms > 0 {
 			// a relevant form on the homepage makes the site worth exploring;
 			// another domain's form says nothing about this one (travel
@@ -239,6 +241,13 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		rec.Status = store.SiteRelevant
 	default:
 		rec.Status = store.SiteIrrelevant
+	}
+	if rec.Deep && t.smart && homeText != "" {
+		// adaptive learning: the site classifier learns the homepages of
+		// the deep sites found (portals whose vocabulary spans domains)
+		if hl, ok := e.deps.Pages.(homepageLearner); ok {
+			hl.LearnHomepage(homeText)
+		}
 	}
 	if err2 := t.finish(ctx, rec, hv, outs, forms > 0); err2 != nil {
 		return err2

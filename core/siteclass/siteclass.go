@@ -109,6 +109,9 @@ type Classifier struct {
 	Threshold float64         `json:"threshold"`
 	Features  []string        `json:"features"`   // selected terms (sorted)
 	PosWeight float64         `json:"pos_weight"` // weight of a relevant document (class term-mass balance)
+	// KeywordMass is the filtered term count of one keyword document: a
+	// homepage learned online weighs as much as one (see LearnHomepage).
+	KeywordMass int `json:"keyword_mass,omitempty"`
 	NB        *learn.NB       `json:"nb"`
 	feats     map[string]bool // set of Features
 }
@@ -175,6 +178,9 @@ func Train(topic string, homepages, keywords []string, opt Options) (*Classifier
 	// P(t|c) has a much smaller denominator).
 	pos = c.filterAll(pos)
 	neg = c.filterAll(neg)
+	if len(kwTerms) > 0 {
+		c.KeywordMass = len(pos[len(pos)-1])
+	}
 	w := float64(termCount(neg)) / float64(max(termCount(pos), 1))
 	c.PosWeight = w
 	for _, d := range pos {
@@ -250,6 +256,29 @@ func (c *Classifier) Learn(homepage string, relevant bool) {
 		w = 1
 	}
 	_ = c.NB.AddWeighted(c.filter(Terms(homepage)), label, w) // both labels exist
+}
+
+// LearnHomepage adds the homepage of a site found to hold a relevant form
+// as a relevant document weighing as much as one keyword document, so that
+// a crawl learns the vocabulary of the sites it finds (a travel portal's
+// flights and car words for a hotel crawl) without its homepages' filler
+// words outweighing the profile. Like Learn, it must not run concurrently
+// with Prob or Relevant.
+func (c *Classifier) LearnHomepage(homepage string) {
+	ts := c.filter(Terms(homepage))
+	if len(ts) == 0 {
+		return
+	}
+	mass := c.KeywordMass
+	if mass <= 0 {
+		mass = len(ts)
+	}
+	w := c.PosWeight * float64(mass) / float64(len(ts))
+	if w <= 0 {
+		w = 1
+	}
+	_ = c.NB.AddWeighted(ts, Relevant, w)
+	c.NB.Freeze()
 }
 
 // Marshal encodes the classifier as a versioned model file.

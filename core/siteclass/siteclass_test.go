@@ -165,3 +165,46 @@ func TestSharedMovies(t *testing.T) {
 		t.Errorf("recall %.3f, false-positive rate %.3f", recall, fpr)
 	}
 }
+
+// TestLearnHomepage: a travel portal's homepage splits its words between
+// flights, cars and hotels, so a hotel classifier trained on keywords alone
+// rejects it; after learning one portal homepage it accepts another, while
+// off-topic homepages stay rejected.
+func TestLearnHomepage(t *testing.T) {
+	hotelKeywords := []string{"hotel", "hotels", "room", "rooms", "resort", "motel", "inn", "lodging",
+		"accommodation", "guests", "nights", "reservation", "booking", "hotel deals", "suites"}
+	c, err := Train("hotel", nil, hotelKeywords, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned := "Sunward Trips - travel deals. Cheap flights and airline tickets to every airport, " +
+		"car rental with unlimited mileage at the terminal, and hotel rooms near the beach. " +
+		"Compare airfares, pick up a compact car, book a resort. Passengers, drivers and guests " +
+		"save on vacations, cruises, departures and returns with our travel agents."
+	unseen := "Blue Compass Travel. Search flights from any airport, rent a car or SUV for your " +
+		"trip, and find a hotel for the nights of your vacation. Airline fares, rental cars, " +
+		"travel packages and departures every day; passengers and travellers welcome."
+	fx := fixtures(t)
+	offTopic := []string{"cooking", "law", "music", "astronomy"}
+	before := map[string]bool{}
+	for _, label := range offTopic {
+		for _, h := range fx[label] {
+			before[h], _ = c.Relevant(h)
+		}
+	}
+	if ok, p := c.Relevant(unseen); ok {
+		t.Fatalf("portal accepted before learning (p=%.3f): the test no longer exercises learning", p)
+	}
+	c.LearnHomepage(learned)
+	if ok, p := c.Relevant(unseen); !ok {
+		t.Errorf("portal rejected after learning a similar homepage (p=%.3f)", p)
+	}
+	// learning a portal must not open the door to other topics
+	for _, label := range offTopic {
+		for i, h := range fx[label] {
+			if ok, p := c.Relevant(h); ok && !before[h] {
+				t.Errorf("%s #%d accepted after learning (p=%.3f), rejected before", label, i, p)
+			}
+		}
+	}
+}
