@@ -105,15 +105,15 @@ func (o *Options) defaults() {
 
 // Classifier decides whether a site's homepage is on topic.
 type Classifier struct {
-	Topic     string          `json:"topic"`
-	Threshold float64         `json:"threshold"`
-	Features  []string        `json:"features"`   // selected terms (sorted)
-	PosWeight float64         `json:"pos_weight"` // weight of a relevant document (class term-mass balance)
+	Topic     string   `json:"topic"`
+	Threshold float64  `json:"threshold"`
+	Features  []string `json:"features"`   // selected terms (sorted)
+	PosWeight float64  `json:"pos_weight"` // weight of a relevant document (class term-mass balance)
 	// KeywordMass is the filtered term count of one keyword document: a
 	// homepage learned online weighs as much as one (see LearnHomepage).
-	KeywordMass int `json:"keyword_mass,omitempty"`
-	NB        *learn.NB       `json:"nb"`
-	feats     map[string]bool // set of Features
+	KeywordMass int             `json:"keyword_mass,omitempty"`
+	NB          *learn.NB       `json:"nb"`
+	feats       map[string]bool // set of Features
 }
 
 // Train builds a classifier for topic from positive homepage texts and
