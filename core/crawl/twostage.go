@@ -55,6 +55,7 @@ type twoStage struct {
 type knownSite struct {
 	data     siteData
 	explored bool
+	started  bool // an exploration of this run has begun
 	deep     bool
 	seed     bool
 }
@@ -184,6 +185,13 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		k = &knownSite{}
 		t.known[site] = k
 	}
+	if k.explored || k.started {
+		// queued twice (high and low priority, or before a seed was
+		// explored): one exploration only
+		t.mu.Unlock()
+		return nil
+	}
+	k.started = true
 	t.mu.Unlock()
 	rec := store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteExploring, Score: it.Score, FirstSeen: time.Now(), From: sd.From}
 	if k.seed {

@@ -1,0 +1,78 @@
+package crawl
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// rejectingPages rejects every page and records the homepages it is taught.
+type rejectingPages struct {
+	mu      sync.Mutex
+	learned []string
+}
+
+func (*rejectingPages) Relevant(string) (bool, float64) { return false, 0 }
+
+func (r *rejectingPages) LearnHomepage(text string) {
+	r.mu.Lock()
+	r.learned = append(r.learned, text)
+	r.mu.Unlock()
+}
+
+// TestSeedsAndHomepageLearning: with a site classifier that rejects every
+// homepage, the two-stage strategies still explore the seed sites (the
+// profile vouches for them) and nothing else without a relevant homepage
+// form; smartcrawler teaches the classifier the homepage of every deep site
+// it finds, scdi (no adaptive learning) none.
+func TestSeedsAndHomepageLearning(t *testing.T) {
+	for _, strategy := range []string{SmartCrawler, SCDI} {
+		t.Run(strategy, func(t *testing.T) {
+			c := assemble(t, t.TempDir(), strategy, 200)
+			defer c.Close()
+			pc := &rejectingPages{}
+			c.deps.Pages = &learningPages{c: pc}
+			if _, err := c.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			seeds, explored, deep := 0, 0, 0
+			err := c.DB.ScanSites(func(s store.Site) error {
+				if s.Status == store.SiteQueued {
+					return nil
+				}
+				if s.Deep {
+					deep++
+				}
+				switch {
+				case s.From == "seed":
+					seeds++
+					if s.Status != store.SiteRelevant && s.Status != store.SiteFailed && s.Status != store.SiteExploring {
+						t.Errorf("seed site %s: status %v, want explored as relevant", s.URL, s.Status)
+					}
+				case s.Status == store.SiteRelevant:
+					explored++
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seeds == 0 {
+				t.Fatal("no seed site visited")
+			}
+			t.Logf("%s: %d seed sites, %d other sites explored, %d deep, %d homepages learned", strategy, seeds, explored, deep, len(pc.learned))
+			wantLearned := 0
+			if strategy == SmartCrawler {
+				wantLearned = deep
+				if deep == 0 {
+					t.Fatal("no deep site found: the test does not exercise learning")
+				}
+			}
+			if len(pc.learned) != wantLearned {
+				t.Errorf("%d homepages learned, want %d", len(pc.learned), wantLearned)
+			}
+		})
+	}
+}
