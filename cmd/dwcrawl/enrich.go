@@ -10,17 +10,18 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/core/keyword"
 )
 
 // luaKeywordInterface opens a Lua keyword-interface plugin (a .lua file or a
-// bundled plugin name) as an enrich.Searcher. The file that wires the
+// bundled plugin name) as a keyword.Searcher. The file that wires the
 // keyword-plugin adapter sets it from its init; until then --interface
 // accepts http(s) URLs of a JSON search API only.
-var luaKeywordInterface func(ctx context.Context, spec string) (enrich.Searcher, error)
+var luaKeywordInterface func(ctx context.Context, spec string) (keyword.Searcher, error)
 
 // openInterface resolves --interface: an http(s) URL of a hidden database's
 // JSON search API (hiddendb's /api/search), or a Lua keyword plugin.
-func openInterface(ctx context.Context, spec string) (enrich.Searcher, error) {
+func openInterface(ctx context.Context, spec string) (keyword.Searcher, error) {
 	spec = strings.TrimSpace(spec)
 	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
 		return enrich.NewHTTPSearcher(spec)

@@ -9,8 +9,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/dwcrawl/dwcrawl/core/enrich"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/core/script"
 	"github.com/dwcrawl/dwcrawl/plugins"
 )
@@ -18,12 +18,12 @@ import (
 // Lua keyword plugins as --interface: "keyword/simweb?url=http://127.0.0.1:8080/db",
 // "dblp", "./mine.lua?token_var=X".
 func init() {
-	luaKeywordInterface = func(ctx context.Context, spec string) (enrich.Searcher, error) {
+	luaKeywordInterface = func(ctx context.Context, spec string) (keyword.Searcher, error) {
 		ki, err := openKeywordPlugin(ctx, spec, plugins.KeywordOptions{})
 		if err != nil {
 			return nil, err
 		}
-		return enrichSearcher{ki}, nil
+		return pluginSearcher{ki}, nil
 	}
 }
 
@@ -147,26 +147,31 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// enrichSearcher is a keyword plugin as enrich's Searcher (and TopKer, and
-// io.Closer).
-type enrichSearcher struct{ *keywordPlugin }
+// pluginSearcher is a keyword plugin as a keyword.Searcher (and TopKer,
+// and io.Closer) for enrich and surface; the plugin adapter already
+// retries, paces and counts the budget.
+type pluginSearcher struct{ *keywordPlugin }
 
-// Search implements enrich.Searcher.
-func (s enrichSearcher) Search(ctx context.Context, query string, page int) (enrich.Page, error) {
+// Search implements keyword.Searcher.
+func (s pluginSearcher) Search(ctx context.Context, query string, page int) (keyword.Page, error) {
 	kp, err := s.KeywordInterface.Search(ctx, query, page)
 	if err != nil {
-		return enrich.Page{Total: -1}, err
+		if errors.Is(err, plugins.ErrBudgetExhausted) {
+			// a spent budget ends a harvest normally
+			return keyword.Page{Total: -1}, keyword.Permanent{Err: keyword.ErrBudget}
+		}
+		return keyword.Page{Total: -1}, err
 	}
-	p := enrich.Page{Total: kp.Total, Next: kp.Next, Docs: make([]enrich.Doc, len(kp.Records))}
+	p := keyword.Page{Total: kp.Total, Next: kp.Next, Docs: make([]keyword.Doc, len(kp.Records))}
 	for i, r := range kp.Records {
-		p.Docs[i] = enrich.Doc{ID: r.ID, URL: r.URL, Text: r.Text, Fields: r.Fields}
+		p.Docs[i] = keyword.Doc{ID: r.ID, URL: r.URL, Text: r.Text, Fields: r.Fields}
 	}
 	return p, nil
 }
 
-// TopK implements enrich.TopKer: the k the plugin declares, else the one
+// TopK implements keyword.TopKer: the k the plugin declares, else the one
 // the site reports in answer to a probe (an empty query).
-func (s enrichSearcher) TopK(ctx context.Context) (int, error) {
+func (s pluginSearcher) TopK(ctx context.Context) (int, error) {
 	if k := s.Info().K; k > 0 {
 		return k, nil
 	}
@@ -178,3 +183,7 @@ func (s enrichSearcher) TopK(ctx context.Context) (int, error) {
 	}
 	return 0, fmt.Errorf("keyword plugin %s declares no result limit k", s.Info().Ref())
 }
+
+// ResultLimit implements surface.ResultLimiter: the k the plugin declares
+// or learned from the site's answers.
+func (s pluginSearcher) ResultLimit() int { return s.Info().K }

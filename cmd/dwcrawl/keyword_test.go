@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/enrich"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/plugins"
 )
 
@@ -107,8 +107,8 @@ func TestKeywordPluginFetchPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.(enrichSearcher).Close()
-	if k, err := s.(enrich.TopKer).TopK(ctx); err != nil || k != 20 {
+	defer s.(pluginSearcher).Close()
+	if k, err := s.(keyword.TopKer).TopK(ctx); err != nil || k != 20 {
 		t.Errorf("TopK = %d, %v (want the k the site reports)", k, err)
 	}
 	p, err := s.Search(ctx, "deep web", 1)

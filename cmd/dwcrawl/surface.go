@@ -15,6 +15,7 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/core/simweb"
 	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/plugins"
@@ -181,8 +182,12 @@ func openSurfaceInterface(ctx context.Context, c *cli.Context, db *store.DB) (*s
 	}
 	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
 		base := strings.TrimSuffix(strings.TrimRight(spec, "/"), "/api/search")
-		s := &surface.APISearcher{Base: base, Client: &http.Client{Timeout: time.Minute}}
-		return &surfaceInterface{searcher: surface.Limited(surface.Retrying(s, surface.RetryOptions{}), c.Int("max-requests")), name: base, close: func() {}}, nil
+		s, err := keyword.NewAPISearcher(base)
+		if err != nil {
+			return nil, errExit{2, err}
+		}
+		s.Client = &http.Client{Timeout: time.Minute}
+		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), c.Int("max-requests")), name: base, close: func() {}}, nil
 	}
 	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: c.Int("max-requests")}, fetchOpt, c.StringSlice("plugins")...)
 	if err != nil {
@@ -193,27 +198,7 @@ func openSurfaceInterface(ctx context.Context, c *cli.Context, db *store.DB) (*s
 	if c.String("form") == "" {
 		name, _, _ = strings.Cut(spec, "?")
 	}
-	return &surfaceInterface{searcher: surfacePlugin{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close(); closeWeb() }}, nil
-}
-
-// surfacePlugin is a keyword plugin as surface's Searcher; the plugin
-// adapter already retries, paces and counts the budget.
-type surfacePlugin struct{ *keywordPlugin }
-
-// Search implements surface.Searcher.
-func (s surfacePlugin) Search(ctx context.Context, query string, page int) (surface.Page, error) {
-	kp, err := s.KeywordInterface.Search(ctx, query, page)
-	if err != nil {
-		if errors.Is(err, plugins.ErrBudgetExhausted) {
-			return surface.Page{Total: -1}, surface.Permanent{Err: surface.ErrBudget}
-		}
-		return surface.Page{Total: -1}, err
-	}
-	p := surface.Page{Total: kp.Total, Next: kp.Next, Docs: make([]surface.Doc, len(kp.Records))}
-	for i, r := range kp.Records {
-		p.Docs[i] = surface.Doc{ID: r.ID, URL: r.URL, Text: r.Text, Fields: r.Fields}
-	}
-	return p, nil
+	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close(); closeWeb() }}, nil
 }
 
 // surfaceProgress prints a progress line on stderr at most once a second.
@@ -262,10 +247,6 @@ func (p *surfaceProgress) done() {
 		p.print(*p.pend)
 	}
 }
-
-// ResultLimit implements surface.ResultLimiter: the k the plugin declares
-// or learned from the site's answers.
-func (s surfacePlugin) ResultLimit() int { return s.Info().K }
 
 // surfacePolicyFlags reads the flags surface and bench surface share: the
 // adaptive policy's estimator and cost model, and the word list.

@@ -197,7 +197,9 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 	}
 	info.Pool, info.PoolTime = pool.Stats, time.Since(start)
 
-	var searcher Searcher = DBSearcher{DB: db, ShowTotal: opt.ShowTotal}
+	// totals as the DB was built (opt.ShowTotal); no Text, so results stay
+	// comparable with the earlier measurements
+	var searcher Searcher = DBSearcher{DB: db, OmitText: true}
 	if !opt.InProcess {
 		srv := httptest.NewServer(db.Handler(""))
 		defer srv.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/core/postings"
 	"math"
 	"math/rand"
 	"sort"
@@ -359,7 +360,7 @@ func (e *Engine) initSample() {
 			if len(cur) == 0 {
 				break
 			}
-			buf = intersectSorted(buf, cur, sinv[t])
+			buf = postings.Intersect(buf, cur, sinv[t])
 			cur, buf = buf, cur
 		}
 		e.nHs[i] = int32(len(cur))

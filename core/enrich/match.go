@@ -21,8 +21,7 @@ type Matcher interface {
 }
 
 // DocText returns the document of a hidden record: the values of columns
-// found in its fields (in order), else its text, else all its fields but
-// id/url in name order.
+// found in its fields (in order), else its searched text (SearchText).
 func DocText(d Doc, columns []string) string {
 	var b strings.Builder
 	for _, c := range columns {
@@ -36,34 +35,13 @@ func DocText(d Doc, columns []string) string {
 	if b.Len() > 0 {
 		return b.String()
 	}
-	if d.Text != "" {
-		return d.Text
-	}
-	keys := make([]string, 0, len(d.Fields))
-	for k := range d.Fields {
-		if k != "id" && k != "url" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(d.Fields[k])
-	}
-	return b.String()
+	return d.Content()
 }
 
 // SearchText is the text a keyword interface searches in a record: its Text
 // when the interface returns one (hiddendb's API returns the indexed fields),
-// else all its fields but id and url in name order.
-func SearchText(d Doc) string {
-	if d.Text != "" {
-		return d.Text
-	}
-	return DocText(Doc{Fields: d.Fields}, nil)
-}
+// else all its fields but id and url in name order (Doc.Content).
+func SearchText(d Doc) string { return d.Content() }
 
 // Jaccard is a similarity join on keyword sets: a hidden record matches
 // every local record whose document has Jaccard similarity ≥ Threshold with

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/core/postings"
 	"sort"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich/fpgrowth"
@@ -226,7 +227,7 @@ func BuildPool(l *Local, opt PoolOptions) (*Pool, error) {
 		// a pool query already.
 		closBuf = append(closBuf[:0], l.terms[recBuf[0]]...)
 		for _, r := range recBuf[1:] {
-			tmp = intersectSorted(tmp, closBuf, l.terms[r])
+			tmp = postings.Intersect(tmp, closBuf, l.terms[r])
 			closBuf, tmp = tmp, closBuf
 		}
 		if _, isNew := p.add(closBuf, Frequent, recBuf, l); !isNew || len(closBuf) != len(sorted) {

@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"github.com/dwcrawl/dwcrawl/core/postings"
 	"sort"
 	"strings"
 	"testing"
@@ -105,7 +106,7 @@ func TestPoolClosedAndExact(t *testing.T) {
 		// closed: the intersection of its records' keywords is itself
 		inter := append([]int32(nil), l.terms[q.recs[0]]...)
 		for _, r := range q.recs[1:] {
-			inter = intersectSorted(nil, inter, l.terms[r])
+			inter = postings.Intersect(nil, inter, l.terms[r])
 		}
 		if !equalIDs(inter, q.terms) {
 			t.Fatalf("query %q is dominated by %q", p.Text(i), l.dict.text(inter))

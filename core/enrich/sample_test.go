@@ -22,7 +22,7 @@ func TestBuildSampleOverHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := s.TopK(context.Background())
+		k, err := s.(TopKer).TopK(context.Background())
 		if err != nil || k != 50 {
 			t.Fatalf("TopK = %d, %v", k, err)
 		}
@@ -108,12 +108,12 @@ func TestFetchAllPages(t *testing.T) {
 	if err != nil || len(res.Docs) == 0 || !res.Solid(25) || res.Docs[0].Fields["title"] == "" {
 		t.Fatalf("specific query: %+v, %v", res, err)
 	}
-	if _, err := NewHTTPSearcher("ftp://x"); err == nil {
-		t.Fatal("ftp accepted")
+	if _, err := NewHTTPSearcher("ftp://x"); err == nil || !strings.Contains(err.Error(), `"ftp://x"`) {
+		t.Fatalf("ftp accepted or not named: %v", err)
 	}
+	// a 404 is final (no retry) and names the URL
 	bad, _ := NewHTTPSearcher(srv.URL + "/nowhere")
-	bad.Retries = 0
-	if _, err := FetchAll(context.Background(), bad, "x", 5); err == nil || !strings.Contains(err.Error(), "404") {
+	if _, err := FetchAll(context.Background(), bad, "x", 5); err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), srv.URL+"/nowhere/api/search?") {
 		t.Fatalf("404: %v", err)
 	}
 }

@@ -96,26 +96,6 @@ func (d *dict) long(id int32, minLen int) bool {
 
 func sortIDs(a []int32) { sort.Slice(a, func(i, j int) bool { return a[i] < a[j] }) }
 
-// intersectSorted returns the elements of a that are in b (both ascending),
-// written into dst[:0].
-func intersectSorted(dst, a, b []int32) []int32 {
-	dst = dst[:0]
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			dst = append(dst, a[i])
-			i++
-			j++
-		}
-	}
-	return dst
-}
-
 // containsAll reports whether the ascending set doc holds every id of q
 // (ascending).
 func containsAll(doc, q []int32) bool {

@@ -3,6 +3,7 @@ package simweb
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/core/postings"
 	"html"
 	"io"
 	"math"
@@ -138,7 +139,7 @@ func (w *Web) EngineSearch(q string, page int) SearchResult {
 		if all {
 			cands, all = ps, false
 		} else {
-			cands = intersect32(cands, ps)
+			cands = postings.Intersect(nil, cands, ps)
 		}
 	}
 	for _, t := range hiddenTerms(strings.Join(kws, " ")) {
@@ -146,7 +147,7 @@ func (w *Web) EngineSearch(q string, page int) SearchResult {
 		if all {
 			cands, all = append([]int32(nil), p...), false
 		} else {
-			cands = intersect32(cands, p)
+			cands = postings.Intersect(nil, cands, p)
 		}
 	}
 	if all {
@@ -204,24 +205,6 @@ func linkVariants(raw string) []string {
 	out := []string{"http://" + host + p}
 	if !strings.HasSuffix(p, "/") {
 		out = append(out, "http://"+host+p+"/")
-	}
-	return out
-}
-
-func intersect32(a, b []int32) []int32 {
-	var out []int32
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
 	}
 	return out
 }

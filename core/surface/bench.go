@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/core/keyword"
 )
 
 // DefaultCheckpoints are the query counts the bench reports.
@@ -173,7 +174,7 @@ func BenchSurface(ctx context.Context, opt BenchOptions) (*BenchReport, error) {
 		defer srv.Close()
 		tr := &http.Transport{MaxIdleConnsPerHost: 4}
 		defer tr.CloseIdleConnections()
-		searcher = &APISearcher{Base: "http://" + ln.Addr().String() + "/db", Client: &http.Client{Transport: tr, Timeout: time.Minute}}
+		searcher = &keyword.APISearcher{Base: "http://" + ln.Addr().String() + "/db", Client: &http.Client{Transport: tr, Timeout: time.Minute}}
 	}
 	var points []int
 	for _, n := range opt.Checkpoints {

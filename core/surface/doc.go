@@ -29,8 +29,10 @@
 //
 // The oracle policy (greedy set cover with full knowledge of every term's
 // top-k result set) and BenchSurface measure the policies on a corpus served
-// as a hiddendb database; `dwcrawl bench surface` runs it. Keyword plugins
-// (plugins/keyword/*.lua) are adapted to Searcher in cmd/dwcrawl.
+// as a hiddendb database; `dwcrawl bench surface` runs it. Searcher and its
+// clients (the JSON search API, retries, request budgets) come from package
+// keyword; keyword plugins (plugins/keyword/*.lua) are adapted to it in
+// cmd/dwcrawl.
 //
 // The generic word list is generated from the shared SUBTLEX-US counts:
 //

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/core/keyword"
 )
 
 // papersDB serves testdata/papers.jsonl (600 made-up paper records).
@@ -153,7 +154,7 @@ func TestHarvestFailures(t *testing.T) {
 		}
 	})
 	t.Run("request budget ends the harvest", func(t *testing.T) {
-		st, err := Harvest(context.Background(), Limited(DBSearcher{DB: db}, 10), &Adaptive{}, Options{})
+		st, err := Harvest(context.Background(), keyword.Limited(DBSearcher{DB: db}, 10), &Adaptive{}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

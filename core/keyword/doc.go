@@ -1,0 +1,11 @@
+// Package keyword holds the keyword interfaces of hidden databases — the
+// types and clients that surfacing (package surface) and enrichment
+// (package enrich) share.
+//
+// A keyword interface answers conjunctive keyword queries with at most k
+// records, a page at a time (Searcher). APISearcher is the client of the
+// JSON search API a hiddendb database serves (hiddendb.DB.Handler, also
+// simweb's sites); DBSearcher searches a hiddendb.DB in process. Retrying
+// and Limited wrap any Searcher with retries and a request budget. The Lua
+// keyword plugins are adapted to Searcher in cmd/dwcrawl.
+package keyword
