@@ -291,4 +291,3 @@ func (e *Engine) reserve() bool {
 
 // exhausted reports whether the budget is spent.
 func (e *Engine) exhausted() bool { return e.limit > 0 && e.budget.Load() >= e.limit }
-
