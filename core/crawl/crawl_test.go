@@ -259,13 +259,22 @@ func kill9Child() {
 	seen := map[string]bool{}
 	go func() {
 		for {
+			var fresh []string
 			c.DB.ScanForms(func(f store.Form) error {
 				if !seen[f.ID] {
 					seen[f.ID] = true
-					fmt.Println("form " + f.ID)
+					fresh = append(fresh, f.ID)
 				}
 				return nil
 			})
+			// A committed batch is readable a moment before its WAL sync
+			// returns (the store syncs outside its frontier lock); a form
+			// counts as recorded once synced, so sync before acknowledging.
+			if len(fresh) > 0 && c.DB.Sync() == nil {
+				for _, id := range fresh {
+					fmt.Println("form " + id)
+				}
+			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
