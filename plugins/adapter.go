@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"log/slog"
 	"math"
 	"net/url"
@@ -199,7 +200,7 @@ func newCaller(p *Plugin, kind string, opt policy, funcs ...string) (*caller, er
 	if p.Kind != kind {
 		return nil, c.Errorf("kind", "is %q; the adapter needs a %s plugin", p.Kind, kind)
 	}
-	cl := &caller{p: p, opt: opt, ref: p.Ref(), sleep: sleepCtx, now: time.Now}
+	cl := &caller{p: p, opt: opt, ref: p.Ref(), sleep: fetch.SystemClock{}.Sleep, now: time.Now}
 	switch x := p.Field("env").(type) {
 	case *lua.LNilType:
 	case *lua.LTable:
@@ -460,18 +461,6 @@ func (c *caller) posError(fn *lua.LFunction, key, msg string) error {
 		se.File, se.Line = fn.Proto.SourceName, fn.Proto.LineDefined
 	}
 	return se
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // eachKey calls f for every key of a result table, stopping at the first

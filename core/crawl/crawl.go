@@ -53,7 +53,7 @@ type PageClassifier interface {
 // Its learning must not overlap its classifying: the engine guards it.
 type homepageLearner interface {
 	PageClassifier
-	LearnHomepage(text string)
+	Learn(text string, relevant bool)
 }
 
 // learningPages serialises a homepageLearner's updates with its reads.
@@ -76,14 +76,16 @@ func (l *learningPages) Relevant(text string) (bool, float64) {
 // 323 relevant forms, 10 gave 311 and no bound 298.
 const maxLearnedHomepages = 3
 
-func (l *learningPages) LearnHomepage(text string) {
+// learnDeep teaches the classifier the homepage of a deep site, up to
+// maxLearnedHomepages.
+func (l *learningPages) learnDeep(text string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.learned >= maxLearnedHomepages {
 		return
 	}
 	l.learned++
-	l.c.LearnHomepage(text)
+	l.c.Learn(text, true)
 }
 
 // ReverseSearcher returns pages that link to url, through a search engine.

@@ -16,7 +16,7 @@ type rejectingPages struct {
 
 func (*rejectingPages) Relevant(string) (bool, float64) { return false, 0 }
 
-func (r *rejectingPages) LearnHomepage(text string) {
+func (r *rejectingPages) Learn(text string, _ bool) {
 	r.mu.Lock()
 	r.learned = append(r.learned, text)
 	r.mu.Unlock()

@@ -253,8 +253,8 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	if rec.Deep && t.smart && homeText != "" {
 		// adaptive learning: the site classifier learns the homepages of
 		// the deep sites found (portals whose vocabulary spans domains)
-		if hl, ok := e.deps.Pages.(homepageLearner); ok {
-			hl.LearnHomepage(homeText)
+		if lp, ok := e.deps.Pages.(*learningPages); ok {
+			lp.learnDeep(homeText)
 		}
 	}
 	if err2 := t.finish(ctx, rec, hv, outs, forms > 0); err2 != nil {

@@ -3,6 +3,7 @@ package keyword
 import (
 	"context"
 	"errors"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"time"
 )
 
@@ -34,7 +35,7 @@ func Retrying(s Searcher, o RetryOptions) Searcher {
 		o.MaxWait = time.Minute
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleepCtx
+		o.Sleep = fetch.SystemClock{}.Sleep
 	}
 	r := &retrying{s: s, o: o}
 	if tk, ok := s.(TopKer); ok {
@@ -113,18 +114,6 @@ func retryable(err error) bool {
 		return false
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Limited wraps a Searcher with a budget of requests: after max requests

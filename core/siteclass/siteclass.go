@@ -110,7 +110,7 @@ type Classifier struct {
 	Features  []string `json:"features"`   // selected terms (sorted)
 	PosWeight float64  `json:"pos_weight"` // weight of a relevant document (class term-mass balance)
 	// KeywordMass is the filtered term count of one keyword document: a
-	// homepage learned online weighs as much as one (see LearnHomepage).
+	// relevant homepage learned online weighs as much as one (see Learn).
 	KeywordMass int             `json:"keyword_mass,omitempty"`
 	NB          *learn.NB       `json:"nb"`
 	feats       map[string]bool // set of Features
@@ -244,40 +244,30 @@ func (c *Classifier) Relevant(homepage string) (bool, float64) {
 	return p > c.Threshold, p
 }
 
-// Learn adds one more labelled homepage (online learning during a crawl).
-// Only already-selected terms are counted. Learn must not run concurrently
-// with Prob or Relevant (the crawler serialises updates).
-func (c *Classifier) Learn(homepage string, relevant bool) {
-	label, w := Background, 1.0
-	if relevant {
-		label, w = Relevant, c.PosWeight
-	}
-	if w <= 0 {
-		w = 1
-	}
-	_ = c.NB.AddWeighted(c.filter(Terms(homepage)), label, w) // both labels exist
-}
-
-// LearnHomepage adds the homepage of a site found to hold a relevant form
-// as a relevant document weighing as much as one keyword document, so that
-// a crawl learns the vocabulary of the sites it finds (a travel portal's
+// Learn adds one more labelled homepage (online learning during a crawl,
+// e.g. the homepages of the deep sites found). Only already-selected terms
+// are counted. A relevant homepage weighs as much as one keyword document,
+// so a crawl learns the vocabulary of the sites it finds (a travel portal's
 // flights and car words for a hotel crawl) without its homepages' filler
-// words outweighing the profile. Like Learn, it must not run concurrently
-// with Prob or Relevant.
-func (c *Classifier) LearnHomepage(homepage string) {
+// words outweighing the profile. Learn must not run concurrently with Prob
+// or Relevant (the crawler serialises updates).
+func (c *Classifier) Learn(homepage string, relevant bool) {
 	ts := c.filter(Terms(homepage))
 	if len(ts) == 0 {
 		return
 	}
-	mass := c.KeywordMass
-	if mass <= 0 {
-		mass = len(ts)
+	label, w := Background, 1.0
+	if relevant {
+		mass := c.KeywordMass
+		if mass <= 0 {
+			mass = len(ts)
+		}
+		label, w = Relevant, c.PosWeight*float64(mass)/float64(len(ts))
 	}
-	w := c.PosWeight * float64(mass) / float64(len(ts))
 	if w <= 0 {
 		w = 1
 	}
-	_ = c.NB.AddWeighted(ts, Relevant, w)
+	_ = c.NB.AddWeighted(ts, label, w) // both labels exist
 	c.NB.Freeze()
 }
 

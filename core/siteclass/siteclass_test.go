@@ -166,11 +166,11 @@ func TestSharedMovies(t *testing.T) {
 	}
 }
 
-// TestLearnHomepage: a travel portal's homepage splits its words between
+// TestLearnPortal: a travel portal's homepage splits its words between
 // flights, cars and hotels, so a hotel classifier trained on keywords alone
 // rejects it; after learning one portal homepage it accepts another, while
 // off-topic homepages stay rejected.
-func TestLearnHomepage(t *testing.T) {
+func TestLearnPortal(t *testing.T) {
 	hotelKeywords := []string{"hotel", "hotels", "room", "rooms", "resort", "motel", "inn", "lodging",
 		"accommodation", "guests", "nights", "reservation", "booking", "hotel deals", "suites"}
 	c, err := Train("hotel", nil, hotelKeywords, Options{})
@@ -195,7 +195,7 @@ func TestLearnHomepage(t *testing.T) {
 	if ok, p := c.Relevant(unseen); ok {
 		t.Fatalf("portal accepted before learning (p=%.3f): the test no longer exercises learning", p)
 	}
-	c.LearnHomepage(learned)
+	c.Learn(learned, true)
 	if ok, p := c.Relevant(unseen); !ok {
 		t.Errorf("portal rejected after learning a similar homepage (p=%.3f)", p)
 	}
