@@ -515,3 +515,58 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// secretParams are query parameter names (lower case, without _ and -) that
+// carry credentials in the APIs plugins talk to.
+var secretParams = map[string]bool{
+	"key": true, "apikey": true, "token": true, "accesstoken": true, "authtoken": true, "auth": true,
+	"secret": true, "clientsecret": true, "password": true, "passwd": true, "pwd": true,
+	"sig": true, "signature": true, "xamzsignature": true, "xamzcredential": true, "xamzsecuritytoken": true,
+	"subscriptionkey": true, "appkey": true, "appid": true, "sessionkey": true,
+}
+
+// IsSecretParam reports whether a query parameter name looks like it carries
+// a credential (key, api_key, apiKey, access_token, signature, …).
+func IsSecretParam(name string) bool {
+	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	return secretParams[n] || strings.HasSuffix(n, "apikey") || strings.HasSuffix(n, "secret") || strings.HasSuffix(n, "token")
+}
+
+// Redacted returns u for logs and error messages: the password of its user
+// information and the values of credential-like query parameters (see
+// [IsSecretParam]) are replaced by "REDACTED". Anything that does not parse
+// as a URL is returned as is.
+func Redacted(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		changed := false
+		for i, p := range parts {
+			name, _, ok := strings.Cut(p, "=")
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			if ok && IsSecretParam(name) {
+				parts[i] = p[:strings.IndexByte(p, '=')] + "=REDACTED"
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = strings.Join(parts, "&")
+		}
+	}
+	return u.Redacted()
+}
+
+// RedactIn replaces every occurrence of raw in s by [Redacted](raw): for
+// error texts from lower layers that quote the URL they were given.
+func RedactIn(s, raw string) string {
+	r := Redacted(raw)
+	if r == raw || raw == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, raw, r)
+}

@@ -3,6 +3,7 @@ package canon
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -201,4 +202,29 @@ func FuzzCanonical(f *testing.F) {
 		_ = Host(raw)
 		_ = Site(raw)
 	})
+}
+
+func TestRedacted(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://api.example.test/s?q=cars&key=abc123", "https://api.example.test/s?q=cars&key=REDACTED"},
+		{"https://api.example.test/s?api_key=abc&page=2", "https://api.example.test/s?api_key=REDACTED&page=2"},
+		{"https://api.example.test/s?apiKey=abc&access_token=t&X-Amz-Signature=s", "https://api.example.test/s?apiKey=REDACTED&access_token=REDACTED&X-Amz-Signature=REDACTED"},
+		{"https://api.example.test/s?client_secret=x&monkey=y", "https://api.example.test/s?client_secret=REDACTED&monkey=y"},
+		{"https://user:pw@api.example.test/s?q=a", "https://user:xxxxx@api.example.test/s?q=a"},
+		{"https://api.example.test/s?q=key&keyword=used+cars", "https://api.example.test/s?q=key&keyword=used+cars"},
+		{"https://api.example.test/s?api%5Fkey=abc", "https://api.example.test/s?api%5Fkey=REDACTED"},
+		{"https://api.example.test/s?key", "https://api.example.test/s?key"},
+		{"://bad", "://bad"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := Redacted(tt.in); got != tt.want {
+				t.Fatalf("Redacted(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+	msg := `Get "https://api.example.test/s?key=abc": dial tcp: refused`
+	if got := RedactIn(msg, "https://api.example.test/s?key=abc"); strings.Contains(got, "abc") || !strings.Contains(got, "key=REDACTED") {
+		t.Fatalf("RedactIn: %q", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/core/canon"
 	"io"
 	"net/http"
 	"strconv"
@@ -18,7 +19,7 @@ import (
 // Options.MaxBody bytes) and needs no draining.
 func (f *Fetcher) Do(ctx context.Context, req *http.Request) (*http.Response, error) {
 	if req.URL == nil || (req.URL.Scheme != "http" && req.URL.Scheme != "https") || req.URL.Host == "" {
-		return nil, fmt.Errorf("fetch: do %v: %w", req.URL, ErrBadURL)
+		return nil, fmt.Errorf("fetch: do %s: %w", redacted(req), ErrBadURL)
 	}
 	req = req.Clone(ctx)
 	if req.Header.Get("User-Agent") == "" {
@@ -27,14 +28,14 @@ func (f *Fetcher) Do(ctx context.Context, req *http.Request) (*http.Response, er
 	var chain []string
 	for hops := 0; ; hops++ {
 		if err := f.checkHost(req.URL.Hostname()); err != nil {
-			return nil, fmt.Errorf("fetch: do %s: %w", req.URL, err)
+			return nil, fmt.Errorf("fetch: do %s: %w", redacted(req), err)
 		}
 		ex, err := f.hostRoundTrip(ctx, req, modeRaw)
 		if ex.status == 0 {
 			if err == nil {
 				err = fmt.Errorf("no response")
 			}
-			return nil, fmt.Errorf("fetch: do %s %s: %w", req.Method, req.URL, err)
+			return nil, fmt.Errorf("fetch: do %s %s: %w", req.Method, redacted(req), err) // transport errors do not quote the URL
 		}
 		loc := ex.header.Get("Location")
 		if !isRedirect(ex.status) || loc == "" {
@@ -42,15 +43,15 @@ func (f *Fetcher) Do(ctx context.Context, req *http.Request) (*http.Response, er
 		}
 		chain = append(chain, req.URL.String())
 		if hops >= f.opt.MaxRedirects {
-			return nil, fmt.Errorf("fetch: do %s: more than %d redirects: %w", chain[0], f.opt.MaxRedirects, ErrTooManyRedirects)
+			return nil, fmt.Errorf("fetch: do %s: more than %d redirects: %w", canon.Redacted(chain[0]), f.opt.MaxRedirects, ErrTooManyRedirects)
 		}
 		next, err := req.URL.Parse(loc)
 		if err != nil || (next.Scheme != "http" && next.Scheme != "https") {
-			return nil, fmt.Errorf("fetch: do %s: redirect to %q: %w", req.URL, loc, ErrBadURL)
+			return nil, fmt.Errorf("fetch: do %s: redirect to %q: %w", redacted(req), canon.Redacted(loc), ErrBadURL)
 		}
 		for _, seen := range chain {
 			if seen == next.String() {
-				return nil, fmt.Errorf("fetch: do %s: back to %s: %w", chain[0], seen, ErrRedirectLoop)
+				return nil, fmt.Errorf("fetch: do %s: back to %s: %w", canon.Redacted(chain[0]), canon.Redacted(seen), ErrRedirectLoop)
 			}
 		}
 		req, err = redirectRequest(ctx, req, next.String(), ex.status)
@@ -58,6 +59,14 @@ func (f *Fetcher) Do(ctx context.Context, req *http.Request) (*http.Response, er
 			return nil, err
 		}
 	}
+}
+
+// redacted is req's URL for an error message, without credentials.
+func redacted(req *http.Request) string {
+	if req.URL == nil {
+		return "<nil URL>"
+	}
+	return canon.Redacted(req.URL.String())
 }
 
 // redirectRequest builds the request that follows a redirect, the way

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/core/canon"
 	"io"
 	"math/rand/v2"
 	"mime"
@@ -246,7 +247,7 @@ func (f *Fetcher) roundTrip(ctx context.Context, h *hostState, req *http.Request
 			}
 			wait = retryAfter
 		}
-		f.opt.Logger.Debug("fetch retry", "url", req.URL.String(), "attempt", ex.attempts, "wait", wait, "err", err)
+		f.opt.Logger.Debug("fetch retry", "url", canon.Redacted(req.URL.String()), "attempt", ex.attempts, "wait", wait, "err", err)
 		if t := now.Add(wait); t.After(h.next) {
 			h.next = t
 		}

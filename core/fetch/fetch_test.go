@@ -670,6 +670,15 @@ func TestDo(t *testing.T) {
 	if resp, err = f.Do(context.Background(), req); err != nil || resp.StatusCode != 404 {
 		t.Errorf("404 through Do: %v, %v", resp, err)
 	}
+	// a key in the query string stays out of the error (plugins log them)
+	s.mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/loop?"+r.URL.RawQuery, http.StatusFound)
+	})
+	req, _ = http.NewRequest("GET", s.URL+"/loop?q=a&api_key=s3cr3t", nil)
+	_, err = f.Do(context.Background(), req)
+	if !errors.Is(err, ErrRedirectLoop) || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "api_key=REDACTED") {
+		t.Errorf("redirect loop error: %v", err)
+	}
 }
 
 func TestReason(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/core/canon"
 	"io"
 	"net/http"
 	"net/url"
@@ -42,7 +43,7 @@ func (e *HTTPError) Error() string {
 		msg += ": " + e.Body
 	}
 	if e.URL != "" {
-		msg = "GET " + e.URL + ": " + msg
+		msg = "GET " + canon.Redacted(e.URL) + ": " + msg
 	}
 	return msg
 }
@@ -149,6 +150,10 @@ func (s *APISearcher) get(ctx context.Context, query string, page int) (hiddendb
 	}
 	resp, err := c.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = canon.Redacted(ue.URL)
+		}
 		return r, err // an *url.Error, naming the URL
 	}
 	defer resp.Body.Close()
@@ -159,7 +164,7 @@ func (s *APISearcher) get(ctx context.Context, query string, page int) (hiddendb
 		return r, &HTTPError{URL: u, Status: resp.StatusCode, RetryAfter: ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), Body: strings.TrimSpace(string(b))}
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer)).Decode(&r); err != nil {
-		err = fmt.Errorf("GET %s: decode: %w", u, err)
+		err = fmt.Errorf("GET %s: decode: %w", canon.Redacted(u), err)
 		// a body that is not the API's JSON stays so; a cut one may not
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError

@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"github.com/dwcrawl/dwcrawl/core/canon"
 	"io"
 	"net/http"
 	"net/url"
@@ -91,15 +92,15 @@ func (p *Pool) dwHTTP(L *lua.LState, method, fn string, body io.Reader, contentT
 	}
 	resp, err := p.opt.HTTP.Do(ctx, req)
 	if err != nil {
-		raise(L, "%s %s: %v", fn, u.Redacted(), err)
+		raise(L, "%s %s: %s", fn, canon.Redacted(u.String()), canon.RedactIn(err.Error(), u.String()))
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, p.opt.MaxBodyBytes+1))
 	if err != nil {
-		raise(L, "%s %s: read body: %v", fn, u.Redacted(), err)
+		raise(L, "%s %s: read body: %v", fn, canon.Redacted(u.String()), err)
 	}
 	if int64(len(data)) > p.opt.MaxBodyBytes {
-		raise(L, "%s %s: response body larger than %d bytes", fn, u.Redacted(), p.opt.MaxBodyBytes)
+		raise(L, "%s %s: response body larger than %d bytes", fn, canon.Redacted(u.String()), p.opt.MaxBodyBytes)
 	}
 	final := u.String()
 	if resp.Request != nil && resp.Request.URL != nil {

@@ -408,6 +408,10 @@ func TestDWHTTP(t *testing.T) {
 		{"timeout option", `local ok, err = pcall(dw.http.get, BASE .. "/slow", {timeout = 0.05}) return err`, "context deadline exceeded"},
 		{"body limit", `local ok, err = pcall(dw.http.get, BASE .. "/big") return err`, "response body larger than 1024 bytes"},
 		{"not http", `local ok, err = pcall(dw.http.get, "file:///etc/passwd") return err`, "is not an absolute http(s) URL"},
+		// an API key in the query string stays out of error messages (logs)
+		{"key redacted", `local ok, err = pcall(dw.http.get, BASE .. "/slow?q=x&api_key=s3cr3t", {timeout = 0.05}) return err`, "q=x&api_key=REDACTED"},
+		{"key not leaked", `local ok, err = pcall(dw.http.get, BASE .. "/big?apiKey=s3cr3t")
+			return (string.find(err, "s3cr3t", 1, true) and "LEAKED " or "CLEAN ") .. err`, "CLEAN "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
