@@ -30,14 +30,14 @@ func benchWebConfig(sites int) simweb.Config {
 	return cfg
 }
 
-// benchCrawl runs one SCDI crawl of at most pages pages over loopback and
+// benchCrawl runs one crawl of at most pages pages over loopback and
 // reports pages/s and the peak heap in use (sampled every 100 ms).
-func benchCrawl(b *testing.B, w *simweb.Web, addr string, pages int) {
+func benchCrawl(b *testing.B, w *simweb.Web, addr string, pages int, strategy string) {
 	for i := 0; i < b.N; i++ {
 		dir := b.TempDir()
 		p := testProfile(b, "auto")
 		p.Stop.MaxPagesPerSite = 0
-		c, err := Assemble(context.Background(), Setup{Profile: p, Dir: dir, Strategy: SCDI, Workers: 8, Pages: pages, Web: w, WebAddr: addr, Logger: quiet(), Seed: testSeed, TestbedSeeds: 50})
+		c, err := Assemble(context.Background(), Setup{Profile: p, Dir: dir, Strategy: strategy, Workers: 8, Pages: pages, Web: w, WebAddr: addr, Logger: quiet(), Seed: testSeed, TestbedSeeds: 50})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,7 +76,16 @@ func benchCrawl(b *testing.B, w *simweb.Web, addr string, pages int) {
 // reports pages/s and the peak heap (the web is served by the same process,
 // as in `dwcrawl run --testbed`).
 func BenchmarkCrawlThroughput(b *testing.B) {
-	benchCrawl(b, simweb.MustNew(benchWebConfig(0)), "", 20000)
+	benchCrawl(b, simweb.MustNew(benchWebConfig(0)), "", 20000, SCDI)
+}
+
+// BenchmarkStrategyThroughput is the same crawl with every strategy: the
+// link-level strategies score each out-link of every page.
+func BenchmarkStrategyThroughput(b *testing.B) {
+	w := simweb.MustNew(benchWebConfig(0))
+	for _, s := range []string{SmartCrawler, SCDI, ACHE, BestFirst} {
+		b.Run(s, func(b *testing.B) { benchCrawl(b, w, "", 10000, s) })
+	}
 }
 
 // childWebEnv names the site count of the web a child test process serves.
@@ -110,7 +119,7 @@ func BenchmarkCrawl100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	go io.Copy(io.Discard, stdout)
-	benchCrawl(b, simweb.MustNew(benchWebConfig(sites)), addr, 100_000)
+	benchCrawl(b, simweb.MustNew(benchWebConfig(sites)), addr, 100_000, SCDI)
 }
 
 // readAddr reads the "addr HOST:PORT" line the child prints once serving.
