@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/core/postings"
 	"math"
 	"sort"
 	"strconv"
@@ -124,7 +125,7 @@ func (j *Jaccard) matchTerms(ts []string) []Match {
 			if len(doc) < minLen || len(doc) > maxLen {
 				continue
 			}
-			ov := overlap(sorted, doc)
+			ov := postings.Count(sorted, doc)
 			if s := float64(ov) / float64(n+len(doc)-ov); s >= tau-1e-12 {
 				out = append(out, Match{Record: int(r), Score: s})
 			}
@@ -137,23 +138,6 @@ func (j *Jaccard) matchTerms(ts []string) []Match {
 		return out[a].Record < out[b].Record
 	})
 	return out
-}
-
-func overlap(a, b []int32) int {
-	n, i, k := 0, 0, 0
-	for i < len(a) && k < len(b) {
-		switch {
-		case a[i] < b[k]:
-			i++
-		case a[i] > b[k]:
-			k++
-		default:
-			n++
-			i++
-			k++
-		}
-	}
-	return n
 }
 
 // Exact matches on key columns: a hidden record matches the local records

@@ -21,6 +21,9 @@ func TestIntersect(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("Intersect(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
+		if n := Count(tt.a, tt.b); n != len(tt.want) {
+			t.Errorf("Count(%v, %v) = %d, want %d", tt.a, tt.b, n, len(tt.want))
+		}
 	}
 }
 
