@@ -29,7 +29,10 @@ func init() {
 			"  searchable forms  forms recorded as searchable that are truly searchable (any domain)\n" +
 			"  harvest rate      relevant forms per page fetched\n" +
 			"The classifier's own count of relevant forms, its false positives and the true relevant forms on\n" +
-			"the pages fetched are shown beside them. --out DIR writes harvest.csv, a harvest curve per run\n" +
+			"the pages fetched are shown beside them. The table ends with each strategy's means and the ratio of\n" +
+			"smartcrawler's relevant forms to ACHE's, over the whole budget and at 10, 20 and 50 % of it (read\n" +
+			"from the harvest curves: on a small web a large budget lets every strategy find most forms).\n" +
+			"--out DIR writes harvest.csv, a harvest curve per run\n" +
 			"(curve-<domain>-<strategy>.csv) and the strategies' curves side by side (curves-<domain>.csv).\n" +
 			"Profiles are read from --profiles DIR/<domain>.lua; a domain without a file gets a profile built\n" +
 			"from the defaults and the simulated web's vocabulary of the domain (noted on stderr).",

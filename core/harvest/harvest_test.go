@@ -514,6 +514,55 @@ func TestSummariesAndRatio(t *testing.T) {
 	}
 }
 
+func TestRatioAt(t *testing.T) {
+	// curve points every 100 pages; ache's book run stopped at 250 pages
+	run := func(d, s string, budget int, forms ...int) Result {
+		r := Result{Domain: d, Strategy: s, Budget: budget}
+		for i, f := range forms {
+			r.curve = append(r.curve, Point{Pages: int64(100 * (i + 1)), RelevantForms: f})
+		}
+		if n := len(r.curve); n > 0 {
+			r.RelevantForms = r.curve[n-1].RelevantForms
+			r.Pages = r.curve[n-1].Pages
+		}
+		return r
+	}
+	stopped := run("book", "ache", 400, 2, 4)
+	stopped.curve = append(stopped.curve, Point{Pages: 250, RelevantForms: 5})
+	stopped.RelevantForms, stopped.Pages = 5, 250
+	rs := []Result{
+		run("auto", "smartcrawler", 400, 1, 6, 9, 12), run("auto", "ache", 400, 1, 2, 3, 8),
+		run("book", "smartcrawler", 400, 2, 4, 8, 10), stopped,
+	}
+	tests := []struct {
+		pages           int64
+		ofMeans, meanOf float64
+		ok              bool
+	}{
+		{50, 0, 0, false}, // no point yet: ache found nothing
+		{100, 3.0 / 3, (1.0 + 1.0) / 2, true},
+		{250, 10.0 / 7, (6.0/2 + 4.0/5) / 2, true},
+		{400, 22.0 / 13, (12.0/8 + 10.0/5) / 2, true}, // the stopped run keeps its last count
+	}
+	for _, tc := range tests {
+		om, mo, ok := RatioAt(rs, "smartcrawler", "ache", tc.pages)
+		if ok != tc.ok || !near(om, tc.ofMeans) || !near(mo, tc.meanOf) {
+			t.Errorf("RatioAt(%d) = %v %v %v, want %v %v %v", tc.pages, om, mo, ok, tc.ofMeans, tc.meanOf, tc.ok)
+		}
+	}
+	if om, _, _ := Ratio(rs, "smartcrawler", "ache"); !near(om, 22.0/13) {
+		t.Errorf("Ratio = %v, want the curves' end %v", om, 22.0/13)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, rs); err != nil {
+		t.Fatal(err)
+	}
+	// 10% and 20% of the budget fall before the first curve point: left out
+	if want := "along the budget (ratio of means): 200 pages 1.67 · 400 pages 1.69\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, buf.String())
+	}
+}
+
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 
 func TestOptionsErrors(t *testing.T) {

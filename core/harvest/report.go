@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -62,10 +63,34 @@ func Summarise(rs []Result) []Summary {
 // the per-domain ratios (over the domains where b found something). ok is
 // false when they share no domain or b found nothing at all.
 func Ratio(rs []Result, a, b string) (ofMeans, meanOf float64, ok bool) {
+	return ratio(rs, a, b, func(r *Result) int { return r.RelevantForms })
+}
+
+// RatioAt is Ratio after the first pages pages of every run, read from the
+// runs' harvest curves: where the strategies part ways depends on how much
+// of the web a budget can cover, so one budget alone can mislead.
+func RatioAt(rs []Result, a, b string, pages int64) (ofMeans, meanOf float64, ok bool) {
+	return ratio(rs, a, b, func(r *Result) int { return formsAt(r.curve, pages) })
+}
+
+// formsAt is the true relevant forms of a curve's last point within pages.
+func formsAt(curve []Point, pages int64) int {
+	n := 0
+	for _, p := range curve {
+		if p.Pages > pages {
+			break
+		}
+		n = p.RelevantForms
+	}
+	return n
+}
+
+func ratio(rs []Result, a, b string, forms func(*Result) int) (ofMeans, meanOf float64, ok bool) {
 	found := map[string]map[string]int{a: {}, b: {}}
-	for _, r := range rs {
+	for i := range rs {
+		r := &rs[i]
 		if m, in := found[r.Strategy]; in && r.Error == "" {
-			m[r.Domain] = r.RelevantForms
+			m[r.Domain] = forms(r)
 		}
 	}
 	sa, sb, n, sum := 0, 0, 0, 0.0
@@ -90,6 +115,10 @@ func Ratio(rs []Result, a, b string) (ofMeans, meanOf float64, ok bool) {
 	}
 	return ofMeans, meanOf, true
 }
+
+// budgetShares are the points of the budget at which WriteTable compares
+// smartcrawler with ACHE.
+var budgetShares = []int{10, 20, 50, 100}
 
 // WriteTable prints the results as an aligned table, then the per-strategy
 // means and the ratio of SmartCrawler to ACHE.
@@ -122,8 +151,27 @@ func WriteTable(w io.Writer, rs []Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if ofMeans, meanOf, ok := Ratio(rs, "smartcrawler", "ache"); ok {
-		_, err := fmt.Fprintf(w, "\nsmartcrawler/ache relevant forms: %.2f (ratio of means), %.2f (mean of per-domain ratios)\n", ofMeans, meanOf)
+	ofMeans, meanOf, ok := Ratio(rs, "smartcrawler", "ache")
+	if !ok {
+		return nil
+	}
+	fmt.Fprintf(w, "\nsmartcrawler/ache relevant forms: %.2f (ratio of means), %.2f (mean of per-domain ratios)\n", ofMeans, meanOf)
+	budget := 0
+	for _, r := range rs {
+		budget = max(budget, r.Budget)
+	}
+	if budget == 0 {
+		return nil
+	}
+	var parts []string
+	for _, pc := range budgetShares {
+		pages := int64(budget) * int64(pc) / 100
+		if om, _, ok := RatioAt(rs, "smartcrawler", "ache", pages); ok {
+			parts = append(parts, fmt.Sprintf("%d pages %.2f", pages, om))
+		}
+	}
+	if len(parts) > 0 {
+		_, err := fmt.Fprintf(w, "along the budget (ratio of means): %s\n", strings.Join(parts, " · "))
 		return err
 	}
 	return nil
