@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/core/frontier"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -75,4 +76,51 @@ func TestSeedsAndHomepageLearning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHighPriorityFromDeepSites: stage one puts the out-of-site links of a
+// site that held a relevant form in the high-priority queue (Algorithm 2);
+// a site whose only searchable forms belong to another domain, or to no
+// domain (a site-search box), says nothing about its neighbours and its links
+// go to the low-priority queue. scdi keeps one queue.
+func TestHighPriorityFromDeepSites(t *testing.T) {
+	tests := []struct {
+		strategy    string
+		deep, forms bool // a relevant form; searchable forms
+		wantHigh    bool
+	}{
+		{SmartCrawler, true, true, true},
+		{SmartCrawler, false, true, false}, // searchable, but not the domain's
+		{SmartCrawler, false, false, false},
+		{SCDI, true, true, false},
+	}
+	for _, tc := range tests {
+		c := assemble(t, t.TempDir(), tc.strategy, 10)
+		ts := &twoStage{e: c.Engine, smart: tc.strategy == SmartCrawler, known: map[string]*knownSite{}, reversed: map[string]bool{}}
+		ts.init()
+		ts.sf = frontier.NewSiteFrontier(c.DB)
+		var err error
+		if ts.rk, err = newRankers(c.Engine, ts.smart); err != nil {
+			t.Fatal(err)
+		}
+		src := "http://explored.example"
+		ts.known[src] = &knownSite{}
+		rec := store.Site{URL: src, Host: "explored.example", Status: store.SiteRelevant, Deep: tc.deep, Forms: b2i(tc.forms)}
+		outs := []outLink{{site: "http://neighbour.example", anchor: "used cars", from: src + "/"}}
+		if err := ts.finish(context.Background(), rec, &visited{}, outs); err != nil {
+			t.Fatal(err)
+		}
+		_, high, ok := ts.sf.Get("http://neighbour.example")
+		if !ok || high != tc.wantHigh {
+			t.Errorf("%s deep=%v forms=%v: neighbour queued %v, high %v; want high %v", tc.strategy, tc.deep, tc.forms, ok, high, tc.wantHigh)
+		}
+		c.Close()
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

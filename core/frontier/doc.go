@@ -2,8 +2,8 @@
 //
 //   - SiteFrontier: SmartCrawler's site frontier (Zhao et al., IEEE TSC 2016,
 //     §3.2, Algorithm 2 "incremental site prioritizing"): a high-priority
-//     queue for sites linked from pages that had searchable forms and a
-//     low-priority queue for the rest, both ordered by site rank; when the
+//     queue for sites linked from sites with relevant searchable forms and
+//     a low-priority queue for the rest, both ordered by site rank; when the
 //     high queue runs dry the low queue is moved into it.
 //   - LinkTree and LinkFrontier: SmartCrawler's in-site exploring (§3.3):
 //     links of a site explored breadth-first by depth; within a depth the

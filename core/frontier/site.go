@@ -6,8 +6,9 @@ import (
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
-// SiteFrontier is SmartCrawler's site frontier (Algorithm 2): sites found on
-// pages with searchable forms wait in the high-priority queue, all others in
+// SiteFrontier is SmartCrawler's site frontier (Algorithm 2): sites linked
+// from the deep sites of the crawl's domain (sites with a relevant
+// searchable form) wait in the high-priority queue, all others in
 // the low-priority queue, each ordered by site rank; Pop takes the best high
 // site, and when the high queue is empty the whole low queue moves into it.
 // Items are sites: URL is the site key (canon.Site form). Safe for
