@@ -104,6 +104,10 @@ return dw.domain{
 
   -- Adaptive learning (SmartCrawler §3.4): rebuild the site feature space
   -- after N new deep sites and the link feature space after M new forms.
+  -- --strategy ache relearns its link classifier after the same M forms: on
+  -- a web where the domain's forms are rare or deep it may never reach M
+  -- (a simulated web with forms mostly at depth 3-5: ACHE found 61 relevant
+  -- forms in 10,000 pages with M = 100, 124 with M = 20), so lower M there.
   learn = { sites_every = 50, forms_every = 100 },
 
   -- Crawl budget; 0 means no limit (--pages on the command line overrides).
