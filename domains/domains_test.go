@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/core/domain"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/plugins"
 )
@@ -31,8 +32,8 @@ func TestProfiles(t *testing.T) {
 			if p.Name != base {
 				t.Errorf("name %q, want the file name %q", p.Name, base)
 			}
-			if !slices.Contains(profile.Domains, p.Domain) {
-				t.Errorf("domain %q is not one of %v", p.Domain, profile.Domains)
+			if !slices.Contains(domain.BuiltIn, p.Domain) {
+				t.Errorf("domain %q is not one of %v", p.Domain, domain.BuiltIn)
 			}
 			if prev, dup := covered[p.Domain]; dup {
 				t.Errorf("domain %q also covered by %s", p.Domain, prev)
@@ -67,7 +68,7 @@ func TestProfiles(t *testing.T) {
 			}
 		})
 	}
-	for _, d := range profile.Domains {
+	for _, d := range domain.BuiltIn {
 		if covered[d] == "" {
 			t.Errorf("no profile for domain %q", d)
 		}

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
 	"github.com/dwcrawl/dwcrawl/core/script"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 // testDB builds a small hidden database of generated records.

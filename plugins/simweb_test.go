@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/dwcrawl/dwcrawl/core/script"
-	"github.com/dwcrawl/dwcrawl/core/simweb"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 // clientDoer adapts an *http.Client to script.HTTPDoer.

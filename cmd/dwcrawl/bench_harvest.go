@@ -12,8 +12,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
-	"github.com/dwcrawl/dwcrawl/core/harvest"
+	"github.com/dwcrawl/dwcrawl/core/domain"
 	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/experiment/harvest"
 )
 
 func init() {
@@ -39,7 +40,7 @@ func init() {
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "pages", Value: 10000, Usage: "page budget of every run"},
 			&cli.StringFlag{Name: "strategies", Value: strings.Join(crawl.Strategies, ","), Usage: "strategies to compare, comma-separated"},
-			&cli.StringFlag{Name: "domains", Value: strings.Join(profile.Domains, ","), Usage: "domains to crawl, comma-separated"},
+			&cli.StringFlag{Name: "domains", Value: strings.Join(domain.BuiltIn, ","), Usage: "domains to crawl, comma-separated"},
 			&cli.IntFlag{Name: "workers", Value: 8, Usage: "crawl workers per run"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per domain × strategy (an array)"},
 			&cli.StringFlag{Name: "out", Usage: "write the results and harvest curves as CSV to `DIR`"},

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/harvest"
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
-	"github.com/dwcrawl/dwcrawl/core/simweb"
+	"github.com/dwcrawl/dwcrawl/experiment/harvest"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 const harvestTestSeed = 3

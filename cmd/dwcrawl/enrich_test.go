@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 // enrichFixture writes a hidden table (600 records), a local table (its

@@ -16,10 +16,10 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
-	"github.com/dwcrawl/dwcrawl/core/simweb"
 	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/plugins"
 	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 func init() {

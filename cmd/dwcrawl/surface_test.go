@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
-	"github.com/dwcrawl/dwcrawl/core/simweb"
 	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 // surfaceDB is a small hidden database of made-up paper titles.

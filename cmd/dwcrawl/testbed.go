@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/dwcrawl/dwcrawl/core/simweb"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 	"github.com/urfave/cli/v2"
 )
 
@@ -13,7 +13,7 @@ func init() {
 	register(&cli.Command{
 		Name:  "testbed",
 		Usage: "serve the simulated web, or print its ground truth and statistics",
-		Description: "The simulated web is generated from --seed and --config (JSON; see core/simweb) with content\n" +
+		Description: "The simulated web is generated from --seed and --config (JSON; see testbed/simweb) with content\n" +
 			"from --data. serve runs it on a loopback address (--proxy: as an HTTP proxy, so curl -x and\n" +
 			"browsers reach every generated host); truth writes the ground truth as JSON lines; stats\n" +
 			"prints sites, pages, forms by kind and domain, the density of relevant forms and the depth histogram.",

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dwcrawl/dwcrawl/core/simweb"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 // smallTestbedConfig writes SmallConfig as a --config file.

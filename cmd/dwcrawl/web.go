@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
-	"github.com/dwcrawl/dwcrawl/core/simweb"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 	"github.com/urfave/cli/v2"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dwcrawl/dwcrawl/core/simweb"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 // benchWebConfig is a fault-free simulated web with no crawl-delay: the

@@ -17,8 +17,8 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/profile"
-	"github.com/dwcrawl/dwcrawl/core/simweb"
 	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 const testSeed = 3

@@ -11,9 +11,9 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/profile"
-	"github.com/dwcrawl/dwcrawl/core/simweb"
 	"github.com/dwcrawl/dwcrawl/core/siteclass"
 	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 // Setup describes a crawl to assemble: the profile, where its state lives,

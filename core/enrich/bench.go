@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 // BenchOptions configures Bench (`dwcrawl bench enrich`).
@@ -199,7 +199,7 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 
 	// totals as the DB was built (opt.ShowTotal); no Text, so results stay
 	// comparable with the earlier measurements
-	var searcher Searcher = DBSearcher{DB: db, OmitText: true}
+	var searcher Searcher = hiddendb.Searcher{DB: db, OmitText: true}
 	if !opt.InProcess {
 		srv := httptest.NewServer(db.Handler(""))
 		defer srv.Close()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata/sharedtest"
 )
 
 func writeSynthetic(t *testing.T, seed int64, nHidden, nLocal int) (hidden, extra, local string) {
@@ -64,8 +64,8 @@ func TestBenchDBLPTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: DBLP benchmark")
 	}
-	a := shareddata.Path(t, "dblp", "dblp_3881.csv")
-	b := shareddata.Path(t, "dblp", "dblp_sample.csv")
+	a := sharedtest.Path(t, "dblp", "dblp_3881.csv")
+	b := sharedtest.Path(t, "dblp", "dblp_sample.csv")
 	seed := int64(1)
 	t.Logf("seed %d", seed)
 	run := func(errFrac float64, methods ...Method) map[Method]int {

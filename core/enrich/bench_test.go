@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata/sharedtest"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 func cpuTime() time.Duration {
@@ -24,7 +24,7 @@ func cpuTime() time.Duration {
 // against an in-process hidden database of all 117,659 glosses (k = 100,
 // θ = 0.5%). It reports the CPU time spent outside the interface.
 func BenchmarkEnrich100k(b *testing.B) {
-	recs, err := hiddendb.LoadJSONL(shareddata.Path(b, "corpora", "wordnet-glosses.jsonl"), "id")
+	recs, err := hiddendb.LoadJSONL(sharedtest.Path(b, "corpora", "wordnet-glosses.jsonl"), "id")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func BenchmarkEnrich100k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep, err := eng.Run(context.Background(), DBSearcher{DB: db, OmitText: true})
+		rep, err := eng.Run(context.Background(), hiddendb.Searcher{DB: db, OmitText: true})
 		if err != nil {
 			b.Fatal(err)
 		}

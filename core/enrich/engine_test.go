@@ -5,7 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 func queryIndex(t *testing.T, p *Pool, text string) int32 {
@@ -110,7 +110,7 @@ func TestLazyQueueIsGreedy(t *testing.T) {
 					}
 				}
 			}
-			en, ok, err := e.Step(context.Background(), DBSearcher{DB: db, OmitText: true})
+			en, ok, err := e.Step(context.Background(), hiddendb.Searcher{DB: db, OmitText: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestUncoverableRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.Run(context.Background(), DBSearcher{DB: db, OmitText: true})
+	rep, err := e.Run(context.Background(), hiddendb.Searcher{DB: db, OmitText: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestBaselines(t *testing.T) {
 		}
 		var queries []string
 		for {
-			en, ok, err := e.Step(ctx, DBSearcher{DB: db, OmitText: true})
+			en, ok, err := e.Step(ctx, hiddendb.Searcher{DB: db, OmitText: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +228,7 @@ func TestReplayResumesIdentically(t *testing.T) {
 		whole, _ := NewEngine(p, NewJaccard(l, 0.9, nil), opt)
 		var all []Entry
 		for {
-			en, ok, err := whole.Step(ctx, DBSearcher{DB: db, OmitText: true})
+			en, ok, err := whole.Step(ctx, hiddendb.Searcher{DB: db, OmitText: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,7 +242,7 @@ func TestReplayResumesIdentically(t *testing.T) {
 			half.Apply(en)
 		}
 		for i := len(all) / 2; ; i++ {
-			en, ok, err := half.Step(ctx, DBSearcher{DB: db, OmitText: true})
+			en, ok, err := half.Step(ctx, hiddendb.Searcher{DB: db, OmitText: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 // synthetic builds a hidden database of n records (title: 3–6 words from a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 func TestBuildSampleOverHTTP(t *testing.T) {

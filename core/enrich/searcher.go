@@ -23,11 +23,6 @@ type Searcher = keyword.Searcher
 // TopKer is implemented by searchers that know their result limit k.
 type TopKer = keyword.TopKer
 
-// DBSearcher is an in-process keyword interface over a hiddendb.DB, for
-// tests and benchmarks that measure the crawler without HTTP. Enrichment
-// sets OmitText, as its measurements always did.
-type DBSearcher = keyword.DBSearcher
-
 // NewHTTPSearcher returns the client of the JSON search API at base, a
 // hidden database's URL ("http://host/db") or the endpoint itself
 // (".../api/search"): a keyword.APISearcher that retries transport errors,

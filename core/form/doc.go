@@ -37,8 +37,8 @@
 //
 // and the domain vocabulary (model/domains.json) with
 //
-//	go run ./core/form/internal/genvocab -out core/form/model/domains.json
+//	go run ./tools/genvocab -out core/form/model/domains.json
 package form
 
-//go:generate go run ./internal/genvocab -out model/domains.json
+//go:generate go run ../../tools/genvocab -out model/domains.json
 //go:generate go run ../../cmd/dwcrawl train forms --out model/default.json

@@ -7,13 +7,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/dwcrawl/dwcrawl/core/domain"
 )
 
-// Domains are the twelve target domains of dwcrawl; OtherDomain is the
-// out-of-domain class of the domain classifier.
-var Domains = []string{"airfare", "apartment", "auto", "book", "hotel", "job", "movie", "music", "people", "product", "rental", "route"}
-
-// OtherDomain is the class of searchable forms outside the twelve domains.
+// OtherDomain is the class of searchable forms outside the built-in
+// domains (domain.BuiltIn).
 const OtherDomain = "other"
 
 // curated is the hand-written part of each domain's vocabulary: the field
@@ -130,7 +129,7 @@ var (
 // Vocabulary returns the bundled vocabulary of every domain (the twelve
 // and [OtherDomain]): the curated labels and phrases plus the values and
 // sentences of model/domains.json (generated from the shared data by
-// internal/genvocab).
+// tools/genvocab).
 func Vocabulary() (map[string]DomainVocab, error) {
 	vocabOnce.Do(func() { vocabMap, vocabErr = parseVocabulary(domainsJSON) })
 	return vocabMap, vocabErr
@@ -164,7 +163,7 @@ func parseVocabulary(b []byte) (map[string]DomainVocab, error) {
 
 // domainClasses returns the DSFC classes, sorted.
 func domainClasses() []string {
-	out := append([]string{OtherDomain}, Domains...)
+	out := append([]string{OtherDomain}, domain.BuiltIn...)
 	sort.Strings(out)
 	return out
 }

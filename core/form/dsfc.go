@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dwcrawl/dwcrawl/core/domain"
 	"github.com/dwcrawl/dwcrawl/core/learn"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/text"
@@ -144,7 +145,7 @@ func splitVocab() map[string]bool {
 		for _, c := range curatedVocab {
 			add(c.labels + " " + c.boxes + " " + c.context + " " + c.choices)
 		}
-		for _, d := range Domains {
+		for _, d := range domain.BuiltIn {
 			add(d)
 		}
 		for _, w := range strings.Fields("car cars flight flights person people rent rental apartment job jobs movie film music song book hotel route map product shop store search find query") {

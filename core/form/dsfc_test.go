@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/dwcrawl/dwcrawl/core/domain"
 )
 
 func TestBundledDomainExamples(t *testing.T) {
@@ -15,11 +17,11 @@ func TestBundledDomainExamples(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Error("same seed, different examples")
 	}
-	if len(a) != 5*(len(Domains)+1) {
+	if len(a) != 5*(len(domain.BuiltIn)+1) {
 		t.Errorf("%d examples", len(a))
 	}
 	voc, _ := Vocabulary()
-	for _, d := range append([]string{OtherDomain}, Domains...) {
+	for _, d := range append([]string{OtherDomain}, domain.BuiltIn...) {
 		v := voc[d]
 		if len(v.Labels) == 0 || len(v.Values) == 0 || len(v.Context) == 0 {
 			t.Errorf("domain %s vocabulary: %d labels %d values %d sentences", d, len(v.Labels), len(v.Values), len(v.Context))
@@ -58,7 +60,7 @@ func TestDSFCHeldOut(t *testing.T) {
 	for _, v := range probs {
 		s += v
 	}
-	if s < 0.999 || s > 1.001 || len(probs) != len(Domains)+1 {
+	if s < 0.999 || s > 1.001 || len(probs) != len(domain.BuiltIn)+1 {
 		t.Errorf("probs %v", probs)
 	}
 }

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/dwcrawl/dwcrawl/core/page"
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata/sharedtest"
 )
 
 var (
@@ -23,7 +24,7 @@ var (
 // skips.
 func formasaurus(tb testing.TB) ([]Example, LoadStats) {
 	tb.Helper()
-	dir := filepath.Dir(shareddata.Path(tb, "formasaurus", "index.json"))
+	dir := filepath.Dir(sharedtest.Path(tb, "formasaurus", "index.json"))
 	fsOnce.Do(func() { fsEx, fsStats, fsErr = LoadFormasaurus(context.Background(), dir) })
 	if fsErr != nil {
 		tb.Fatal(fsErr)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/core/domain"
 	"github.com/dwcrawl/dwcrawl/core/learn"
 )
 
@@ -19,7 +20,7 @@ func TestDefaultModel(t *testing.T) {
 	if m.Meta["trained_on"] != "formasaurus" || m.Meta["forms"] == "" {
 		t.Errorf("meta %v", m.Meta)
 	}
-	if got := m.DSFC.Domains(); len(got) != len(Domains)+1 {
+	if got := m.DSFC.Domains(); len(got) != len(domain.BuiltIn)+1 {
 		t.Errorf("dsfc domains %v", got)
 	}
 	n, l := m.SFC.Tree.Size()

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/page"
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 )
 
 // DefaultSeed is the seed of training and cross-validation unless one is

@@ -8,10 +8,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/core/domain"
 	"github.com/dwcrawl/dwcrawl/core/learn"
 	"github.com/dwcrawl/dwcrawl/core/page"
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
-	"github.com/dwcrawl/dwcrawl/core/simweb"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 // TestSimwebForms validates HIFI, with the embedded default model, on the
@@ -78,7 +79,7 @@ func TestSimwebForms(t *testing.T) {
 		u, _ := url.Parse(fi.Page)
 		d := h.Classify(&p.Forms[fi.Index], u.Hostname())
 		bin.Add(label(fi.Searchable), label(d.Searchable))
-		if fi.Searchable && slices.Contains(Domains, fi.Domain) {
+		if fi.Searchable && slices.Contains(domain.BuiltIn, fi.Domain) {
 			dom.Add(fi.Domain, d.Domain)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dwcrawl/dwcrawl/core/canon"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,11 +13,31 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
+	"github.com/dwcrawl/dwcrawl/core/canon"
 )
 
 // maxAnswer bounds the JSON answer read for one page.
 const maxAnswer = 64 << 20
+
+// APIRecord is one record in an answer of the JSON search API.
+type APIRecord struct {
+	ID     string            `json:"id"`
+	URL    string            `json:"url"`
+	Fields map[string]string `json:"fields"`
+	Text   string            `json:"text"`
+}
+
+// APIResult is the JSON search API's answer to one search page: the wire
+// format APISearcher reads and the simulated hidden databases serve.
+type APIResult struct {
+	Query    string      `json:"query"`
+	Page     int         `json:"page"`
+	PageSize int         `json:"page_size"`
+	K        int         `json:"k"`
+	Total    *int        `json:"total"` // null when the site hides counts
+	Records  []APIRecord `json:"records"`
+	Next     bool        `json:"next"`
+}
 
 // HTTPDoer sends requests; *http.Client satisfies it.
 type HTTPDoer interface {
@@ -68,9 +87,9 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// APISearcher is the client of a hidden database's JSON search API, the
-// one hiddendb.DB.Handler (and simweb) serves: GET …/api/search?q=&page=
-// answering hiddendb.APIResult, {"total": n|null, "records": [...],
+// APISearcher is the client of a hidden database's JSON search API (the
+// one the testbed's hidden databases serve): GET …/api/search?q=&page=
+// answering APIResult, {"total": n|null, "records": [...],
 // "next": bool, "k": n}. It makes one attempt per call: wrap it with
 // Retrying. It is also a TopKer, remembering the k the API declares.
 type APISearcher struct {
@@ -136,8 +155,8 @@ func (s *APISearcher) TopK(ctx context.Context) (int, error) {
 }
 
 // get fetches and decodes one answer, remembering its k.
-func (s *APISearcher) get(ctx context.Context, query string, page int) (hiddendb.APIResult, error) {
-	var r hiddendb.APIResult
+func (s *APISearcher) get(ctx context.Context, query string, page int) (APIResult, error) {
+	var r APIResult
 	u := s.endpoint() + "?" + url.Values{"q": {query}, "page": {strconv.Itoa(page)}}.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {

@@ -45,52 +45,6 @@ func TestNewAPISearcher(t *testing.T) {
 	}
 }
 
-func TestAPISearcher(t *testing.T) {
-	ctx := context.Background()
-	for _, show := range []bool{false, true} {
-		db := testDB(20, show)
-		srv := httptest.NewServer(db.Handler("/db"))
-		for _, base := range []string{srv.URL + "/db", srv.URL + "/db/api/search"} {
-			t.Run(base, func(t *testing.T) {
-				s := &APISearcher{Base: base, Client: srv.Client()}
-				want := -1
-				if show {
-					want = db.Count("web")
-				}
-				var ids []string
-				for page := 1; ; page++ {
-					pg, err := s.Search(ctx, "web", page)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if pg.Total != want {
-						t.Fatalf("total %d, want %d", pg.Total, want)
-					}
-					for _, d := range pg.Docs {
-						if d.Text == "" || d.URL == "" || d.Fields["title"] == "" {
-							t.Fatalf("record without text, URL or fields: %+v", d)
-						}
-						ids = append(ids, d.ID)
-					}
-					if !pg.Next {
-						break
-					}
-				}
-				top := db.TopK("web")
-				if len(ids) != len(top) {
-					t.Fatalf("%d records over the pages, want the top %d", len(ids), len(top))
-				}
-				for i, x := range top {
-					if db.Record(x).ID != ids[i] {
-						t.Fatalf("result %d is %s, want %s", i, ids[i], db.Record(x).ID)
-					}
-				}
-			})
-		}
-		srv.Close()
-	}
-}
-
 func TestAPISearcherTopK(t *testing.T) {
 	cases := []struct {
 		name       string

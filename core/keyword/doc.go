@@ -4,8 +4,8 @@
 //
 // A keyword interface answers conjunctive keyword queries with at most k
 // records, a page at a time (Searcher). APISearcher is the client of the
-// JSON search API a hiddendb database serves (hiddendb.DB.Handler, also
-// simweb's sites); DBSearcher searches a hiddendb.DB in process. Retrying
-// and Limited wrap any Searcher with retries and a request budget. The Lua
-// keyword plugins are adapted to Searcher in cmd/dwcrawl.
+// JSON search API (APIResult is its wire format, which the testbed's hidden
+// databases serve). Retrying and Limited wrap any Searcher with retries and
+// a request budget. The Lua keyword plugins are adapted to Searcher in
+// internal/app.
 package keyword

@@ -1,24 +1,16 @@
 package keyword
 
 import (
-	"fmt"
+	"context"
 	"strings"
 	"testing"
-
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
 )
 
-// testDB is a 60-record database where "web" matches every other record.
-func testDB(k int, showTotal bool) *hiddendb.DB {
-	var recs []hiddendb.Record
-	for i := 0; i < 60; i++ {
-		title := fmt.Sprintf("paper %d on databases", i)
-		if i%2 == 0 {
-			title = fmt.Sprintf("paper %d on the deep web", i)
-		}
-		recs = append(recs, hiddendb.Record{ID: fmt.Sprint(i), Fields: map[string]string{"title": title, "venue": "VLDB"}, Order: []string{"title", "venue"}})
-	}
-	return hiddendb.New(recs, hiddendb.Options{K: k, PageSize: 7, IndexFields: []string{"title"}, ShowTotal: showTotal, Seed: 1})
+// answering is a Searcher that answers every query with one record.
+type answering struct{}
+
+func (answering) Search(_ context.Context, q string, _ int) (Page, error) {
+	return Page{Docs: []Doc{{ID: q, Text: q}}, Total: 1}, nil
 }
 
 func TestDocKeyContent(t *testing.T) {

@@ -128,12 +128,11 @@ func TestRetryingErrors(t *testing.T) {
 
 func TestLimited(t *testing.T) {
 	ctx := context.Background()
-	db := testDB(20, true)
 	cases := []struct {
 		max, ok int
 	}{{0, 5}, {-1, 5}, {3, 3}}
 	for _, c := range cases {
-		s := Limited(DBSearcher{DB: db}, c.max)
+		s := Limited(answering{}, c.max)
 		n := 0
 		for i := 0; i < 5; i++ {
 			_, err := s.Search(ctx, "web", 1)

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata/sharedtest"
 )
 
 // fsPage is one annotated page of the shared Formasaurus corpus.
@@ -24,7 +24,7 @@ type fsPage struct {
 // tb when the shared data is absent.
 func loadFormasaurus(tb testing.TB) []fsPage {
 	tb.Helper()
-	idxPath := shareddata.Path(tb, "formasaurus", "index.json")
+	idxPath := sharedtest.Path(tb, "formasaurus", "index.json")
 	raw, err := os.ReadFile(idxPath)
 	if err != nil {
 		tb.Fatalf("read index: %v", err)

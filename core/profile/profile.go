@@ -11,12 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/domain"
 	"github.com/dwcrawl/dwcrawl/core/script"
 )
-
-// Domains are the twelve domains of the SmartCrawler and ACHE evaluations.
-// A profile may also name a custom domain.
-var Domains = []string{"airfare", "auto", "book", "hotel", "job", "movie", "music", "rental", "apartment", "route", "product", "people"}
 
 // Strategies are the crawl strategies a profile may select.
 var Strategies = []string{"smartcrawler", "scdi", "ache", "bestfirst"}
@@ -29,7 +26,7 @@ type Profile struct {
 	Name string `lua:"name"`
 	// Description is free text for people.
 	Description string `lua:"description"`
-	// Domain is one of Domains or a custom lower-case name; it selects the
+	// Domain is a built-in domain (domain.BuiltIn) or a custom lower-case name; it selects the
 	// simulated web's sites in testbed mode. Default: Name.
 	Domain string `lua:"domain"`
 	// Strategy is the default crawl strategy (overridden by --strategy).
@@ -253,7 +250,7 @@ func (p *Profile) validate(c *script.Chunk) error {
 		return c.Errorf("name", "must be a lower-case name of letters, digits, '_', '-' or '.' (it names the crawl directory), got %q", p.Name)
 	}
 	if !nameRe.MatchString(p.Domain) {
-		return c.Errorf("domain", "must be one of %s or a custom lower-case name, got %q", strings.Join(Domains, ", "), p.Domain)
+		return c.Errorf("domain", "must be one of %s or a custom lower-case name, got %q", strings.Join(domain.BuiltIn, ", "), p.Domain)
 	}
 	if !slices.Contains(Strategies, p.Strategy) {
 		return c.Errorf("strategy", "must be one of %s, got %q", strings.Join(Strategies, ", "), p.Strategy)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata/sharedtest"
 )
 
 func fixtures(t *testing.T) map[string][]string {
@@ -109,7 +109,7 @@ func TestTrainErrors(t *testing.T) {
 // movies.json, one pseudo-homepage per 20 films) and checks held-out movie
 // pages against held-out background topics.
 func TestSharedMovies(t *testing.T) {
-	path := shareddata.Path(t, "corpora", "vega", "movies.json")
+	path := sharedtest.Path(t, "corpora", "vega", "movies.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

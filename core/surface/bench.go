@@ -17,8 +17,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 // DefaultCheckpoints are the query counts the bench reports.
@@ -163,7 +163,7 @@ func BenchSurface(ctx context.Context, opt BenchOptions) (*BenchReport, error) {
 		}
 	}
 	db := hiddendb.New(recs, hiddendb.Options{K: opt.K, PageSize: opt.PageSize, IndexFields: fields, ShowTotal: !opt.HideTotal, Seed: opt.Seed})
-	var searcher Searcher = DBSearcher{DB: db}
+	var searcher Searcher = hiddendb.Searcher{DB: db}
 	if !opt.InProcess {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

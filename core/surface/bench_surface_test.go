@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata/sharedtest"
 )
 
 func TestBenchSurfaceSmall(t *testing.T) {
@@ -45,7 +45,7 @@ func TestBenchSurfaceDBLP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	corpus := shareddata.Path(t, "dblp", "dblp_3881.csv")
+	corpus := sharedtest.Path(t, "dblp", "dblp_3881.csv")
 	rep, err := BenchSurface(context.Background(), BenchOptions{Corpus: corpus, K: 100, Budget: 100, InProcess: true})
 	if err != nil {
 		t.Fatal(err)

@@ -36,5 +36,5 @@
 //
 // The generic word list is generated from the shared SUBTLEX-US counts:
 //
-//go:generate go run ./cmd/genwords -in ../../../shared/data/wordfreq/subtlex-us.json -out wordlist/generic.txt
+//go:generate go run ../../tools/genwords -in ../../../shared/data/wordfreq/subtlex-us.json -out wordlist/generic.txt
 package surface

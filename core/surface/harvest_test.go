@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwcrawl/dwcrawl/core/hiddendb"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 // papersDB serves testdata/papers.jsonl (600 made-up paper records).
@@ -37,7 +37,7 @@ func TestHarvestBasics(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			db := papersDB(t, 20, c.showTotal)
-			st, err := Harvest(context.Background(), DBSearcher{DB: db}, &Adaptive{}, Options{Budget: c.budget, CostBudget: c.costB, Cost: c.cost, First: "web"})
+			st, err := Harvest(context.Background(), hiddendb.Searcher{DB: db}, &Adaptive{}, Options{Budget: c.budget, CostBudget: c.costB, Cost: c.cost, First: "web"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,18 +86,18 @@ func TestHarvestBasics(t *testing.T) {
 func TestHarvestResume(t *testing.T) {
 	db := papersDB(t, 20, true)
 	ctx := context.Background()
-	full, err := Harvest(ctx, DBSearcher{DB: db}, &Adaptive{}, Options{Budget: 20})
+	full, err := Harvest(ctx, hiddendb.Searcher{DB: db}, &Adaptive{}, Options{Budget: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	j := &MemJournal{}
-	if _, err := Harvest(ctx, DBSearcher{DB: db}, &Adaptive{}, Options{Budget: 8, Journal: j}); err != nil {
+	if _, err := Harvest(ctx, hiddendb.Searcher{DB: db}, &Adaptive{}, Options{Budget: 8, Journal: j}); err != nil {
 		t.Fatal(err)
 	}
 	if j.Len() != 8 {
 		t.Fatalf("journal holds %d entries, want 8", j.Len())
 	}
-	resumed, err := Harvest(ctx, DBSearcher{DB: db}, &Adaptive{}, Options{Budget: 20, Journal: j})
+	resumed, err := Harvest(ctx, hiddendb.Searcher{DB: db}, &Adaptive{}, Options{Budget: 20, Journal: j})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestHarvestFailures(t *testing.T) {
 	db := papersDB(t, 20, true)
 	boom := errors.New("boom")
 	t.Run("skips a failing query", func(t *testing.T) {
-		s := flaky{DBSearcher{DB: db}, map[string]error{"web": boom}}
+		s := flaky{hiddendb.Searcher{DB: db}, map[string]error{"web": boom}}
 		j := &MemJournal{}
 		st, err := Harvest(context.Background(), s, NewGeneric([]string{"web", "database", "query"}), Options{Journal: j})
 		if err != nil {
@@ -148,13 +148,13 @@ func TestHarvestFailures(t *testing.T) {
 		for _, w := range words {
 			fail[w] = boom
 		}
-		_, err := Harvest(context.Background(), flaky{DBSearcher{DB: db}, fail}, NewGeneric(words), Options{MaxFailures: 3})
+		_, err := Harvest(context.Background(), flaky{hiddendb.Searcher{DB: db}, fail}, NewGeneric(words), Options{MaxFailures: 3})
 		if !errors.Is(err, boom) || !strings.Contains(err.Error(), "3 consecutive") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("request budget ends the harvest", func(t *testing.T) {
-		st, err := Harvest(context.Background(), keyword.Limited(DBSearcher{DB: db}, 10), &Adaptive{}, Options{})
+		st, err := Harvest(context.Background(), keyword.Limited(hiddendb.Searcher{DB: db}, 10), &Adaptive{}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestHarvestFailures(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := Harvest(ctx, DBSearcher{DB: db}, &Adaptive{}, Options{}); !errors.Is(err, context.Canceled) {
+		if _, err := Harvest(ctx, hiddendb.Searcher{DB: db}, &Adaptive{}, Options{}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -173,7 +173,7 @@ func TestHarvestFailures(t *testing.T) {
 
 func TestHarvestFirstQuery(t *testing.T) {
 	db := papersDB(t, 20, true)
-	st, err := Harvest(context.Background(), DBSearcher{DB: db}, &Adaptive{}, Options{Budget: 2, First: "Hidden Web"})
+	st, err := Harvest(context.Background(), hiddendb.Searcher{DB: db}, &Adaptive{}, Options{Budget: 2, First: "Hidden Web"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestHarvestEstimators(t *testing.T) {
 	db := papersDB(t, 20, true)
 	for _, est := range []Estimator{Independence, Zipf} {
 		t.Run(string(est), func(t *testing.T) {
-			st, err := Harvest(context.Background(), DBSearcher{DB: db}, &Adaptive{Options: SelectOptions{Estimator: est}}, Options{Budget: 40})
+			st, err := Harvest(context.Background(), hiddendb.Searcher{DB: db}, &Adaptive{Options: SelectOptions{Estimator: est}}, Options{Budget: 40})
 			if err != nil {
 				t.Fatal(err)
 			}

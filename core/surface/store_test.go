@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 func TestStoreJournalResume(t *testing.T) {
@@ -22,7 +23,7 @@ func TestStoreJournalResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer sdb.Close()
-		st, err := Harvest(ctx, DBSearcher{DB: db}, &Adaptive{}, Options{Budget: budget, First: "web", Journal: &StoreJournal{DB: sdb, Source: "papers"}})
+		st, err := Harvest(ctx, hiddendb.Searcher{DB: db}, &Adaptive{}, Options{Budget: budget, First: "web", Journal: &StoreJournal{DB: sdb, Source: "papers"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +31,7 @@ func TestStoreJournalResume(t *testing.T) {
 	}
 	run(5)
 	resumed := run(12)
-	full, err := Harvest(ctx, DBSearcher{DB: db}, &Adaptive{}, Options{Budget: 12, First: "web"})
+	full, err := Harvest(ctx, hiddendb.Searcher{DB: db}, &Adaptive{}, Options{Budget: 12, First: "web"})
 	if err != nil {
 		t.Fatal(err)
 	}

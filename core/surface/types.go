@@ -14,11 +14,9 @@ type Page = keyword.Page
 
 // Searcher is a keyword interface: it answers page (1-based) of a query.
 // Implementations are keyword.APISearcher (wrapped with keyword.Retrying),
-// DBSearcher and, in cmd/dwcrawl, the Lua keyword-plugin adapter.
+// the Lua keyword-plugin adapter and, in tests and benchmarks, the testbed's
+// in-process hiddendb.Searcher.
 type Searcher = keyword.Searcher
-
-// DBSearcher searches a hiddendb.DB in process (tests, quick benchmarks).
-type DBSearcher = keyword.DBSearcher
 
 // ErrExhausted is returned by a Policy that has no query left to propose.
 var ErrExhausted = errors.New("surface: no more queries")

@@ -1,5 +1,5 @@
 -- keyword/simweb: the JSON search API of a hidden database served by
--- core/hiddendb (the simulated web's databases, `dwcrawl bench`, tests).
+-- testbed/hiddendb (the simulated web's databases, `dwcrawl bench`, tests).
 --
 -- API: GET {url}/api/search?q=QUERY&page=N ->
 --   {"query":, "page":, "page_size":, "k":, "total": n|null, "next": bool,
@@ -28,7 +28,7 @@ return dw.plugin{
   kind        = "keyword",
   name        = "simweb",
   version     = "1.0.0",
-  description = "hidden database JSON API of core/hiddendb (simulated web, tests); url = http://host/db",
+  description = "hidden database JSON API of testbed/hiddendb (simulated web, tests); url = http://host/db",
   env         = { "DWCRAWL_KEYWORD_URL" },
   vars        = {
     url = { env = "DWCRAWL_KEYWORD_URL", required = true,

@@ -1,4 +1,4 @@
--- search/simweb: the simulated web's search engine (core/simweb), used by
+-- search/simweb: the simulated web's search engine (testbed/simweb), used by
 -- --testbed runs, tests and benchmarks. It understands plain keywords
 -- (conjunctive), "site:HOST" and "link:URL", so reverse search asks it for
 -- link:URL directly.
