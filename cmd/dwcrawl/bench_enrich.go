@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/experiment/enrichbench"
 )
 
 func init() {
@@ -87,7 +88,7 @@ func benchEnrich(c *cli.Context) error {
 	}
 	ms, err := enrich.ParseMatch(c.String("match"))
 	if err != nil {
-		return errExit{2, err}
+		return errExit{2, fmt.Errorf("--match: %w", err)}
 	}
 	if e := c.Float64("error"); e < 0 || e > 1 {
 		return errExit{2, errors.New("--error must be in [0,1]")}
@@ -99,7 +100,7 @@ func benchEnrich(c *cli.Context) error {
 	if errw == nil {
 		errw = io.Discard
 	}
-	opt := enrich.BenchOptions{
+	opt := enrichbench.Options{
 		Hidden: splitList(c.String("hidden")), Local: c.String("local"),
 		Columns: splitList(c.String("columns")), HiddenColumns: splitList(c.String("hidden-columns")),
 		IDColumn: c.String("id-column"), K: c.Int("k"), Theta: c.Float64("theta"),
@@ -114,7 +115,7 @@ func benchEnrich(c *cli.Context) error {
 			}
 		},
 	}
-	res, info, err := enrich.Bench(c.Context, opt)
+	res, info, err := enrichbench.Run(c.Context, opt)
 	if err != nil {
 		return err
 	}

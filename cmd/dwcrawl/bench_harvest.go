@@ -15,6 +15,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/domain"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/experiment/harvest"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 )
 
 func init() {
@@ -88,11 +89,11 @@ func benchHarvest(c *cli.Context) error {
 		Web: w, Domains: domains, Strategies: strategies, Pages: c.Int("pages"), Workers: c.Int("workers"),
 		Seed: w.Config().Seed, ProfileDir: c.String("profiles"), KeepDir: c.String("keep"), OutDir: c.String("out"),
 		CurveStep: c.Int64("curve-step"), Totals: !c.Bool("no-totals"), Logger: log,
-		Reverse:  func(p *profile.Profile) harvest.ReverseFactory { return reverseFactory(c, p, true, log) },
+		Reverse:  func(p *profile.Profile) harvest.ReverseFactory { return app.Reverse(p, true, pluginDirs(c), log) },
 		Progress: harvestProgress(errw, c.String("profiles"), errw == os.Stderr && isTerminal(os.Stderr)),
 	}
 	fmt.Fprintf(errw, "bench harvest: simulated web seed %d (%s), %d domains × %d strategies, %d pages each, %d workers\n",
-		w.Config().Seed, webData(w.Config().Data), len(domains), len(strategies), opt.Pages, max(1, opt.Workers))
+		w.Config().Seed, app.WebData(w), len(domains), len(strategies), opt.Pages, max(1, opt.Workers))
 	if opt.Totals {
 		fmt.Fprintf(errw, "bench harvest: counting the web's relevant forms per domain …\n")
 	}
@@ -109,7 +110,7 @@ func benchHarvest(c *cli.Context) error {
 		}
 	} else {
 		fmt.Fprintf(c.App.Writer, "harvest on the simulated web (seed %d, %s), %d pages per run, scored against its ground truth\n\n",
-			w.Config().Seed, webData(w.Config().Data), opt.Pages)
+			w.Config().Seed, app.WebData(w), opt.Pages)
 		if werr := harvest.WriteTable(c.App.Writer, res); werr != nil {
 			return werr
 		}
@@ -169,14 +170,6 @@ func harvestProgress(w io.Writer, profiles string, live bool) func(harvest.Event
 			fmt.Fprintf(w, "%s: %s\n", tag, e.Snapshot.StatusLine())
 		}
 	}
-}
-
-// webData names the data a simulated web was generated from.
-func webData(dir string) string {
-	if dir == "" {
-		return "built-in data"
-	}
-	return "data " + dir
 }
 
 func contains(xs []string, x string) bool {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dwcrawl/dwcrawl/core/surface"
+	"github.com/dwcrawl/dwcrawl/experiment/surfacebench"
 )
 
 func init() {
@@ -46,7 +46,7 @@ func benchSurface(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := surface.BenchOptions{
+	opt := surfacebench.Options{
 		Corpus:    c.String("corpus"),
 		IDField:   c.String("id-field"),
 		K:         c.Int("k"),
@@ -72,7 +72,7 @@ func benchSurface(c *cli.Context) error {
 	if c.Bool("progress") {
 		opt.Progress = c.App.ErrWriter
 	}
-	rep, err := surface.BenchSurface(c.Context, opt)
+	rep, err := surfacebench.Run(c.Context, opt)
 	if err != nil {
 		return err
 	}

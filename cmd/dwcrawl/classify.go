@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dwcrawl/dwcrawl/core/form"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 )
 
 func init() {
@@ -26,7 +26,7 @@ func init() {
 			if c.NArg() != 1 {
 				return errExit{2, errors.New("classify: give one HTML file or URL")}
 			}
-			return form.RunClassify(c.Context, form.ClassifyRunOptions{
+			return app.Classify(c.Context, app.ClassifyOptions{
 				Target: c.Args().First(), Model: c.String("model"), Domain: c.String("domain"), JSON: c.Bool("json"),
 			}, c.App.Writer)
 		},

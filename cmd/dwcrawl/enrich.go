@@ -5,32 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich"
-	"github.com/dwcrawl/dwcrawl/core/keyword"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 )
-
-// luaKeywordInterface opens a Lua keyword-interface plugin (a .lua file or a
-// bundled plugin name) as a keyword.Searcher. The file that wires the
-// keyword-plugin adapter sets it from its init; until then --interface
-// accepts http(s) URLs of a JSON search API only.
-var luaKeywordInterface func(ctx context.Context, spec string) (keyword.Searcher, error)
-
-// openInterface resolves --interface: an http(s) URL of a hidden database's
-// JSON search API (hiddendb's /api/search), or a Lua keyword plugin.
-func openInterface(ctx context.Context, spec string) (keyword.Searcher, error) {
-	spec = strings.TrimSpace(spec)
-	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
-		return enrich.NewHTTPSearcher(spec)
-	}
-	if luaKeywordInterface != nil {
-		return luaKeywordInterface(ctx, spec)
-	}
-	return nil, fmt.Errorf("--interface %q: want an http(s) URL of a JSON search API (Lua keyword plugins are not available in this build)", spec)
-}
 
 var enrichFlags = []cli.Flag{
 	&cli.StringFlag{Name: "local", Usage: "local table `D.csv` (header row, UTF-8)", Required: true},
@@ -81,13 +61,13 @@ func runEnrich(c *cli.Context) error {
 	}
 	ms, err := enrich.ParseMatch(c.String("match"))
 	if err != nil {
-		return errExit{2, err}
+		return errExit{2, fmt.Errorf("--match: %w", err)}
 	}
-	s, err := openInterface(c.Context, c.String("interface"))
+	s, err := app.OpenInterface(c.Context, c.String("interface"))
 	if err != nil {
 		return errExit{2, err}
 	}
-	res, err := enrich.Run(c.Context, enrich.RunOptions{
+	res, err := app.Enrich(c.Context, app.EnrichOptions{
 		Local: c.String("local"), Columns: splitList(c.String("columns")), HiddenColumns: splitList(c.String("hidden-columns")), Interface: s, K: c.Int("k"),
 		Budget: budget, BudgetFraction: frac, Method: method[0],
 		SamplePath: c.String("sample"), Theta: c.Float64("theta"), SampleQueries: c.Int("sample-queries"),
@@ -103,7 +83,7 @@ func runEnrich(c *cli.Context) error {
 				return err
 			}
 		} else {
-			enrich.WriteReport(c.App.Writer, res)
+			app.WriteEnrichReport(c.App.Writer, res)
 		}
 	}
 	if errors.Is(err, context.Canceled) {

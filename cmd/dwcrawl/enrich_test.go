@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,5 +163,39 @@ func TestBenchEnrichCommand(t *testing.T) {
 	}
 	if _, _, err := runApp(t, "bench", "enrich", "--hidden", hidden, "--local", local, "--columns", "title", "--id-column", "ID"); err == nil || !strings.Contains(err.Error(), `no id column "ID"`) {
 		t.Fatalf("id column: %v", err)
+	}
+}
+
+// TestEnrichWithKeywordPlugin runs sample and enrich through the simweb
+// keyword plugin and checks they do what the built-in JSON client does.
+func TestEnrichWithKeywordPlugin(t *testing.T) {
+	dir, _, local, url := enrichFixture(t)
+	spec := "keyword/simweb?url=" + url
+	report := func(iface, name string) map[string]any {
+		t.Helper()
+		hs := filepath.Join(dir, name+".jsonl")
+		if _, _, err := runApp(t, "sample", "--interface", iface, "--queries", "30", "--out", hs, "--local", local, "--columns", "title,author"); err != nil {
+			t.Fatalf("sample through %s: %v", iface, err)
+		}
+		out, errOut, err := runApp(t, "enrich", "--local", local, "--columns", "title,author", "--interface", iface,
+			"--budget", "15", "--sample", hs, "--json")
+		if err != nil {
+			t.Fatalf("enrich through %s: %v\n%s", iface, err, errOut)
+		}
+		var rep map[string]any
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return rep
+	}
+	viaPlugin, viaHTTP := report(spec, "plugin"), report(url, "http")
+	delete(viaPlugin, "search_ns") // time spent in the interface
+	delete(viaHTTP, "search_ns")
+	if viaPlugin["covered"] == nil || viaPlugin["covered"].(float64) == 0 || !reflect.DeepEqual(viaPlugin, viaHTTP) {
+		t.Errorf("through the plugin %v\nthrough HTTP     %v", viaPlugin, viaHTTP)
+	}
+	if _, _, err := runApp(t, "enrich", "--local", local, "--columns", "title", "--interface", "keyword/simweb"); err == nil ||
+		!strings.Contains(err.Error(), "variable url is required (or set DWCRAWL_KEYWORD_URL)") {
+		t.Errorf("missing url: %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dwcrawl/dwcrawl/core/form"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 )
 
 // evalCmd is the parent of `dwcrawl eval …`.
@@ -29,7 +29,7 @@ func init() {
 			&cli.StringFlag{Name: "model", Usage: "model `FILE` (default: the embedded model)"},
 			&cli.IntFlag{Name: "cv", Usage: "cross-validate with `K` folds grouped by host"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
-			&cli.Uint64Flag{Name: "seed", Value: form.DefaultSeed, Usage: "seed of the fold assignment"},
+			&cli.Uint64Flag{Name: "seed", Value: app.DefaultFormSeed, Usage: "seed of the fold assignment"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.IsSet("cv") && c.Int("cv") < 2 {
@@ -38,7 +38,7 @@ func init() {
 			if c.IsSet("cv") && c.IsSet("model") {
 				return errExit{2, errors.New("eval forms: --cv trains its own models; drop --model")}
 			}
-			return form.RunEval(c.Context, form.EvalRunOptions{
+			return app.EvalForms(c.Context, app.EvalFormsOptions{
 				Data: c.String("data"), Model: c.String("model"), CV: c.Int("cv"),
 				JSON: c.Bool("json"), Seed: c.Uint64("seed"),
 			}, c.App.Writer)

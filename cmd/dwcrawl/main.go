@@ -32,6 +32,7 @@ func (e errExit) Unwrap() error { return e.err }
 
 func newApp() *cli.App {
 	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	hintOnce.Do(func() { addFlagHints(commands) })
 	return &cli.App{
 		Name:                 "dwcrawl",
 		Usage:                "discover, surface and enrich from the deep web",

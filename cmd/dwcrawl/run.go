@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/urfave/cli/v2"
 )
@@ -76,7 +77,7 @@ func runCmd(c *cli.Context) error {
 	if dir == "" {
 		dir = store.DefaultDir(p.Name)
 	}
-	s := crawl.Setup{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
+	s := app.CrawlOptions{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
 		Pages: c.Int("pages"), AllowPrivate: c.Bool("allow-private"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed")}
 	if c.Bool("testbed") {
 		w, err := loadWeb(c)
@@ -88,18 +89,18 @@ func runCmd(c *cli.Context) error {
 			s.Pages = 3000
 		}
 	}
-	s.Reverse = reverseFactory(c, p, s.Web != nil, log)
+	s.Reverse = app.Reverse(p, s.Web != nil, pluginDirs(c), log)
 	live := isTerminal(os.Stderr) && !c.Bool("json")
 	if live {
 		s.Progress = func(sn crawl.Snapshot) {
 			fmt.Fprintf(os.Stderr, "\r\033[K%s", sn.StatusLine())
 		}
 	}
-	cr, err := crawl.Assemble(c.Context, s)
+	cr, err := app.NewCrawl(c.Context, s)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "dwcrawl: crawling %s (%s, strategy %s) into %s\n", p.Name, describeWeb(s), cr.Strategy(), dir)
+	fmt.Fprintf(os.Stderr, "dwcrawl: crawling %s (%s, strategy %s) into %s\n", p.Name, s.DescribeWeb(), cr.Strategy(), dir)
 	sn, runErr := cr.Run(c.Context)
 	if live {
 		fmt.Fprintln(os.Stderr)
@@ -121,9 +122,10 @@ func runCmd(c *cli.Context) error {
 	return closeErr
 }
 
-func describeWeb(s crawl.Setup) string {
-	if s.Web != nil {
-		return fmt.Sprintf("simulated web, seed %d", s.Web.Config().Seed)
+// pluginDirs is the --plugins directory, as a list.
+func pluginDirs(c *cli.Context) []string {
+	if d := c.String("plugins"); d != "" {
+		return []string{d}
 	}
-	return "real web"
+	return nil
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 )
 
 func init() {
@@ -41,63 +41,27 @@ func runSample(c *cli.Context) error {
 	if c.Int("queries") <= 0 {
 		return errExit{2, errors.New("--queries must be positive")}
 	}
-	var vocab []string
 	cols := splitList(c.String("columns"))
-	if p := c.String("local"); p != "" {
-		if len(cols) == 0 {
-			return errExit{2, errors.New("--local needs --columns")}
-		}
-		t, err := enrich.LoadTable(p)
-		if err != nil {
-			return err
-		}
-		docs, err := t.Docs(cols)
-		if err != nil {
-			return err
-		}
-		vocab = enrich.NewLocal(docs).Vocabulary()
+	if c.String("local") != "" && len(cols) == 0 {
+		return errExit{2, errors.New("--local needs --columns")}
 	}
-	if p := c.String("words"); p != "" {
-		w, err := enrich.LoadWords(p)
-		if err != nil {
-			return err
-		}
-		vocab = append(vocab, w...)
+	vocab, err := app.SampleVocabulary(c.String("local"), cols, c.String("words"))
+	if err != nil {
+		return err
 	}
-	if len(vocab) == 0 {
-		return errExit{2, errors.New("give a vocabulary: --local with --columns, or --words")}
-	}
-	s, err := openInterface(c.Context, c.String("interface"))
+	s, err := app.OpenInterface(c.Context, c.String("interface"))
 	if err != nil {
 		return errExit{2, err}
-	}
-	k := c.Int("k")
-	if k <= 0 {
-		tk, ok := s.(enrich.TopKer)
-		if !ok {
-			return errExit{2, errors.New("the interface does not declare k: give --k")}
-		}
-		if k, err = tk.TopK(c.Context); err != nil {
-			return fmt.Errorf("asking the interface for k: %w (give --k)", err)
-		}
 	}
 	hcols := splitList(c.String("hidden-columns"))
 	if len(hcols) == 0 {
 		hcols = cols
 	}
-	errw := c.App.ErrWriter
-	sample, meta, err := enrich.BuildSample(c.Context, s, enrich.SampleOptions{
-		Queries: c.Int("queries"), K: k, Vocabulary: vocab, Columns: hcols, Seed: c.Int64("seed"),
-		Progress: func(done, n int) {
-			if errw != nil && (done%max(1, c.Int("queries")/10) == 0 || done == c.Int("queries")) {
-				fmt.Fprintf(errw, "sample: %d/%d queries, %d records\n", done, c.Int("queries"), n)
-			}
-		},
+	meta, err := app.Sample(c.Context, app.SampleOptions{
+		Interface: s, Queries: c.Int("queries"), Out: c.String("out"), Vocabulary: vocab, HiddenColumns: hcols,
+		K: c.Int("k"), Seed: c.Int64("seed"), Progress: c.App.ErrWriter,
 	})
 	if err != nil {
-		return err
-	}
-	if err := enrich.SaveSample(c.String("out"), sample, meta); err != nil {
 		return err
 	}
 	if c.Bool("json") {

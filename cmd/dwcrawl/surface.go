@@ -1,25 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"net/http"
-	"net/url"
-	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dwcrawl/dwcrawl/core/crawl"
-	"github.com/dwcrawl/dwcrawl/core/fetch"
-	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/core/surface"
-	"github.com/dwcrawl/dwcrawl/plugins"
-	"github.com/dwcrawl/dwcrawl/store"
-	"github.com/dwcrawl/dwcrawl/testbed/simweb"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 )
 
 func init() {
@@ -62,72 +50,27 @@ func init() {
 	})
 }
 
-// surfaceSummary is what `dwcrawl surface` reports.
-type surfaceSummary struct {
-	Source   string   `json:"source"`
-	Policy   string   `json:"policy"`
-	Queries  int      `json:"queries"`
-	Docs     int      `json:"docs"`
-	Cost     float64  `json:"cost"`
-	EstSize  *float64 `json:"est_size"`
-	Coverage *float64 `json:"est_coverage"`
-	K        int      `json:"k,omitempty"`
-	Dir      string   `json:"dir"`
-}
-
 func runSurface(c *cli.Context) error {
-	ctx := c.Context
-	iface, formID := c.String("interface"), c.String("form")
-	if (iface == "") == (formID == "") {
+	if (c.String("interface") == "") == (c.String("form") == "") {
 		return errExit{2, errors.New("give exactly one of --interface and --form")}
 	}
 	sel, words, err := surfacePolicyFlags(c)
 	if err != nil {
 		return err
 	}
-	cost := sel.Cost
-	db, err := store.Open(c.String("dir"), store.Options{})
-	if err != nil {
-		return err
+	opt := app.SurfaceOptions{
+		Interface: c.String("interface"), Form: c.String("form"), Dir: c.String("dir"), Source: c.String("source"),
+		Policy: c.String("policy"), Budget: c.Int("budget"), CostBudget: c.Float64("cost-budget"),
+		Select: sel, Words: words, First: c.String("first"), K: c.Int("k"),
+		MaxPages: c.Int("max-pages"), MaxRequests: c.Int("max-requests"), KeepStopWords: c.Bool("keep-stopwords"),
+		Seed: c.Int64("seed"), PluginDirs: c.StringSlice("plugins"),
 	}
-	defer db.Close()
-
-	src, err := openSurfaceInterface(ctx, c, db)
-	if err != nil {
-		return err
+	if !c.Bool("quiet") {
+		opt.Progress = c.App.ErrWriter
 	}
-	defer src.close()
-	k := c.Int("k")
-	if k == 0 {
-		k = src.k
-	}
-	terms := surface.TermOptions{KeepStopWords: c.Bool("keep-stopwords") || src.keepStops}
-	policy, err := surface.NewPolicy(c.String("policy"), surface.PolicyOptions{
-		Words: words, Seed: c.Int64("seed"),
-		Select: surface.SelectOptions{Estimator: sel.Estimator, Cost: cost, K: k},
-	})
-	if err != nil {
-		return errExit{2, err}
-	}
-	source := c.String("source")
-	if source == "" {
-		source = src.name
-	}
-	prog := newSurfaceProgress(c.App.ErrWriter, c.Bool("quiet"))
-	st, herr := surface.Harvest(ctx, src.searcher, policy, surface.Options{
-		Source: source, Budget: c.Int("budget"), CostBudget: c.Float64("cost-budget"), Cost: cost,
-		K: k, MaxPages: c.Int("max-pages"), First: c.String("first"), Terms: terms,
-		Journal:  &surface.StoreJournal{DB: db, Source: source},
-		Progress: prog.report,
-	})
-	prog.done()
-	sum := surfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir()}
-	if st != nil {
-		sum.Queries, sum.Docs, sum.Cost, sum.K = len(st.Log()), st.Docs(), st.Cost(), st.K()
-		if size, ok := st.Stats.Size(); ok {
-			cov := float64(st.Docs()) / size
-			sum.EstSize, sum.Coverage = &size, &cov
-		}
+	sum, herr := app.Surface(c.Context, opt)
+	if sum == nil {
+		return herr
 	}
 	if c.Bool("json") {
 		if err := writeJSON(c.App.Writer, sum); err != nil {
@@ -141,111 +84,6 @@ func runSurface(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "\nrecords stored in %s; export with: dwcrawl docs --dir %s --source %q\n", sum.Dir, sum.Dir, sum.Source)
 	}
 	return herr
-}
-
-// surfaceInterface is the opened keyword interface of a surface run.
-type surfaceInterface struct {
-	searcher  surface.Searcher
-	name      string
-	k         int
-	keepStops bool
-	close     func()
-}
-
-func openSurfaceInterface(ctx context.Context, c *cli.Context, db *store.DB) (*surfaceInterface, error) {
-	spec := c.String("interface")
-	name := spec
-	var fetchOpt *fetch.Options
-	closeWeb := func() {}
-	if id := c.String("form"); id != "" {
-		f, ok, err := db.GetForm(id)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, errExit{2, fmt.Errorf("--form %s: no such form in %s (see `dwcrawl forms --dir %s`)", id, db.Dir(), db.Dir())}
-		}
-		vars, err := surface.FormVars(f)
-		if err != nil {
-			return nil, errExit{2, err}
-		}
-		vals := url.Values{}
-		for k, v := range vars {
-			vals.Set(k, v)
-		}
-		spec, name = "keyword/htmlform?"+vals.Encode(), "form:"+id
-		if fo, stop, ok, err := testbedFetch(db); err != nil {
-			return nil, err
-		} else if ok {
-			fetchOpt, closeWeb = &fo, stop
-		}
-	}
-	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
-		base := strings.TrimSuffix(strings.TrimRight(spec, "/"), "/api/search")
-		s, err := keyword.NewAPISearcher(base)
-		if err != nil {
-			return nil, errExit{2, err}
-		}
-		s.Client = &http.Client{Timeout: time.Minute}
-		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), c.Int("max-requests")), name: base, close: func() {}}, nil
-	}
-	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: c.Int("max-requests")}, fetchOpt, c.StringSlice("plugins")...)
-	if err != nil {
-		closeWeb()
-		return nil, err
-	}
-	info := kp.Info()
-	if c.String("form") == "" {
-		name, _, _ = strings.Cut(spec, "?")
-	}
-	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close(); closeWeb() }}, nil
-}
-
-// surfaceProgress prints a progress line on stderr at most once a second.
-type surfaceProgress struct {
-	w     io.Writer
-	quiet bool
-	last  time.Time
-	pend  *surface.Progress
-}
-
-func newSurfaceProgress(w io.Writer, quiet bool) *surfaceProgress {
-	return &surfaceProgress{w: w, quiet: quiet}
-}
-
-func (p *surfaceProgress) report(pr surface.Progress) {
-	if p.quiet {
-		return
-	}
-	if time.Since(p.last) < time.Second {
-		p.pend = &pr
-		return
-	}
-	p.print(pr)
-}
-
-func (p *surfaceProgress) print(pr surface.Progress) {
-	p.last, p.pend = time.Now(), nil
-	cov := "?"
-	if !math.IsNaN(pr.Coverage) {
-		cov = fmt.Sprintf("%.1f%% of ~%.0f", 100*pr.Coverage, pr.EstSize)
-	}
-	total := "?"
-	if pr.Last.Total >= 0 {
-		total = fmt.Sprint(pr.Last.Total)
-	}
-	line := fmt.Sprintf("surface: %d queries, %d records (est. coverage %s); last %q: %d of %s results, %d new",
-		pr.Queries, pr.Docs, cov, pr.Last.Query, pr.Last.Returned, total, pr.Last.New)
-	if pr.Last.Error != "" {
-		line += " (error: " + pr.Last.Error + ")"
-	}
-	fmt.Fprintln(p.w, line)
-}
-
-func (p *surfaceProgress) done() {
-	if p.pend != nil && !p.quiet {
-		p.print(*p.pend)
-	}
 }
 
 // surfacePolicyFlags reads the flags surface and bench surface share: the
@@ -266,29 +104,4 @@ func surfacePolicyFlags(c *cli.Context) (surface.SelectOptions, []string, error)
 		}
 	}
 	return surface.SelectOptions{Estimator: est, Cost: cost}, words, nil
-}
-
-// testbedFetch serves again the simulated web a testbed crawl of db ran on
-// (recorded by the crawl) and returns fetcher options that reach it; ok is
-// false for a crawl of the real web.
-func testbedFetch(db *store.DB) (fo fetch.Options, stop func(), ok bool, err error) {
-	raw, ok, err := db.Testbed()
-	if err != nil || !ok {
-		return fo, nil, false, err
-	}
-	cfg, err := simweb.ParseConfig(raw)
-	if err != nil {
-		return fo, nil, false, fmt.Errorf("%s: the recorded simulated web config: %w", db.Dir(), err)
-	}
-	w, err := simweb.New(cfg)
-	if err != nil {
-		return fo, nil, false, fmt.Errorf("simulated web: %w", err)
-	}
-	srv, err := w.Listen("127.0.0.1:0", simweb.ServeOptions{})
-	if err != nil {
-		return fo, nil, false, fmt.Errorf("serving the simulated web: %w", err)
-	}
-	fo = crawl.TestbedFetch(fetch.DefaultOptions(), w, srv.Addr)
-	fo.Retries = 0 // the plugin adapter retries
-	return fo, func() { srv.Close() }, true, nil
 }

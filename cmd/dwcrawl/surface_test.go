@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
@@ -56,7 +57,7 @@ func TestSurfaceCommandResumeAndDocs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var s1 surfaceSummary
+			var s1 app.SurfaceSummary
 			if err := json.Unmarshal([]byte(out), &s1); err != nil {
 				t.Fatalf("summary %q: %v", out, err)
 			}
@@ -68,7 +69,7 @@ func TestSurfaceCommandResumeAndDocs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var s2 surfaceSummary
+			var s2 app.SurfaceSummary
 			json.Unmarshal([]byte(out), &s2)
 			if s2.Queries != 9 || s2.Docs < s1.Docs || s2.Source != s1.Source {
 				t.Fatalf("resumed run: %+v after %+v", s2, s1)
@@ -126,7 +127,7 @@ func TestSurfaceCommandForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s surfaceSummary
+	var s app.SurfaceSummary
 	json.Unmarshal([]byte(out), &s)
 	if s.Queries != 3 || s.Docs == 0 || s.Source != "form:"+id {
 		t.Fatalf("form harvest: %+v", s)
@@ -226,7 +227,7 @@ func TestSurfaceTestbedForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum surfaceSummary
+	var sum app.SurfaceSummary
 	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Queries == 0 || sum.Docs == 0 {
 		t.Fatalf("summary %q: %v", out, err)
 	}

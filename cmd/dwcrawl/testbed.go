@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/dwcrawl/dwcrawl/testbed/simweb"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/urfave/cli/v2"
 )
 
@@ -30,7 +30,7 @@ func init() {
 					if err != nil {
 						return err
 					}
-					return simweb.RunServe(c.Context, w, c.String("addr"), c.Bool("proxy"), c.App.Writer)
+					return app.ServeWeb(c.Context, w, c.String("addr"), c.Bool("proxy"), c.App.Writer)
 				},
 			},
 			{
@@ -73,7 +73,7 @@ func init() {
 					if err != nil {
 						return err
 					}
-					return simweb.RunStats(w, c.Bool("json"), c.App.Writer)
+					return app.WriteWebStats(w, c.Bool("json"), c.App.Writer)
 				},
 			},
 		},

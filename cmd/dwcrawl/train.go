@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/dwcrawl/dwcrawl/core/form"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 )
 
 // trainCmd is the parent of `dwcrawl train …`; a package-level variable so
@@ -26,10 +26,10 @@ func init() {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Usage: "Formasaurus-layout `DIR` (default: the shared data's formasaurus folder)"},
 			&cli.StringFlag{Name: "out", Usage: "model `FILE` to write", Required: true},
-			&cli.Uint64Flag{Name: "seed", Value: form.DefaultSeed, Usage: "seed of the inner folds and generated domain forms"},
+			&cli.Uint64Flag{Name: "seed", Value: app.DefaultFormSeed, Usage: "seed of the inner folds and generated domain forms"},
 		},
 		Action: func(c *cli.Context) error {
-			return form.RunTrain(c.Context, form.TrainRunOptions{
+			return app.TrainForms(c.Context, app.TrainFormsOptions{
 				Data: c.String("data"), Out: c.String("out"), Seed: c.Uint64("seed"),
 			}, c.App.Writer)
 		},

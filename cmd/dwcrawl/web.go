@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
-
-	"github.com/dwcrawl/dwcrawl/internal/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 	"github.com/urfave/cli/v2"
 )
@@ -20,27 +18,5 @@ func webFlags() []cli.Flag {
 
 // loadWeb builds the simulated web named by webFlags.
 func loadWeb(c *cli.Context) (*simweb.Web, error) {
-	cfg := simweb.DefaultConfig()
-	if p := c.String("config"); p != "" {
-		var err error
-		if cfg, err = simweb.LoadConfig(p); err != nil {
-			return nil, err
-		}
-	}
-	if c.IsSet("seed") || c.String("config") == "" {
-		cfg.Seed = c.Int64("seed")
-	}
-	switch d := c.String("data"); {
-	case d != "":
-		cfg.Data = d
-	case cfg.Data == "":
-		if d, err := shareddata.Dir(); err == nil {
-			cfg.Data = d
-		}
-	}
-	w, err := simweb.New(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("simulated web: %w", err)
-	}
-	return w, nil
+	return app.LoadWeb(app.WebOptions{Seed: c.Int64("seed"), SeedSet: c.IsSet("seed"), Config: c.String("config"), Data: c.String("data")})
 }

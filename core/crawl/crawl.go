@@ -16,7 +16,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
-// Strategy names, as accepted by --strategy.
+// Strategy names, as profiles and the command line give them.
 const (
 	SmartCrawler = "smartcrawler"
 	SCDI         = "scdi"

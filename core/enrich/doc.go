@@ -29,6 +29,7 @@
 // through the same keyword interface by query-based sampling (BuildSample),
 // or loaded from a JSONL file with a user-given θ.
 //
-// Run is the `dwcrawl enrich` command (resumable through a store directory),
-// Bench is `dwcrawl bench enrich`.
+// A run is resumable through a store directory (Journal); internal/app
+// assembles the `dwcrawl enrich` run and experiment/enrichbench measures the
+// methods (`dwcrawl bench enrich`).
 package enrich

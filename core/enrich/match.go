@@ -195,7 +195,7 @@ func (e *Exact) Match(d Doc) []Match {
 	return out
 }
 
-// MatchSpec is a parsed --match value: "jaccard:0.9" (the default) or
+// MatchSpec is a parsed entity-resolution spec: "jaccard:0.9" (the default) or
 // "exact:col1+col2" (exact key columns; "," also separates).
 type MatchSpec struct {
 	Kind      string // "jaccard" or "exact"
@@ -203,7 +203,7 @@ type MatchSpec struct {
 	Columns   []string
 }
 
-// ParseMatch parses a --match value.
+// ParseMatch parses an entity-resolution spec.
 func ParseMatch(s string) (MatchSpec, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -217,20 +217,20 @@ func ParseMatch(s string) (MatchSpec, error) {
 		}
 		v, err := strconv.ParseFloat(arg, 64)
 		if err != nil || v <= 0 || v > 1 {
-			return MatchSpec{}, fmt.Errorf("--match %q: threshold must be a number in (0,1]", s)
+			return MatchSpec{}, fmt.Errorf("match spec %q: threshold must be a number in (0,1]", s)
 		}
 		return MatchSpec{Kind: "jaccard", Threshold: v}, nil
 	case "exact":
 		cols := strings.FieldsFunc(arg, func(r rune) bool { return r == '+' || r == ',' })
 		if len(cols) == 0 {
-			return MatchSpec{}, fmt.Errorf("--match %q: name the key columns, e.g. exact:isbn", s)
+			return MatchSpec{}, fmt.Errorf("match spec %q: name the key columns, e.g. exact:isbn", s)
 		}
 		return MatchSpec{Kind: "exact", Columns: cols}, nil
 	}
-	return MatchSpec{}, fmt.Errorf("--match %q: want jaccard:THRESHOLD or exact:COLUMNS", s)
+	return MatchSpec{}, fmt.Errorf("match spec %q: want jaccard:THRESHOLD or exact:COLUMNS", s)
 }
 
-// String renders the spec as a --match value.
+// String renders the spec as ParseMatch reads it.
 func (m MatchSpec) String() string {
 	if m.Kind == "exact" {
 		return "exact:" + strings.Join(m.Columns, "+")

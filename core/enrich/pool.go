@@ -156,6 +156,12 @@ type PoolOptions struct {
 	NoFrequent bool
 }
 
+// WithDefaults returns o with the defaults filled in.
+func (o PoolOptions) WithDefaults() PoolOptions {
+	o.defaults()
+	return o
+}
+
 func (o *PoolOptions) defaults() {
 	if o.MinSupport <= 0 {
 		o.MinSupport = 2

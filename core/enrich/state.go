@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/dwcrawl/dwcrawl/store"
@@ -10,9 +11,9 @@ import (
 // The enrichment tables, inside the range store/schema.go reserves
 // (TagEnrichFirst .. TagEnrichLast).
 const (
-	// TagEnrichRun holds the run configuration under key "run": a --dir
-	// serves one enrichment run, and resuming with different inputs is
-	// refused.
+	// TagEnrichRun holds the run configuration under key "run": a state
+	// directory serves one enrichment run, and resuming with different
+	// inputs is refused (ErrOtherRun).
 	TagEnrichRun = store.TagEnrichFirst + iota
 	// TagEnrichLog is the query journal: key store.AppendUint64(n), value
 	// the Entry of the n-th query (JSON), synced before the next query.
@@ -46,21 +47,29 @@ func (c RunConfig) diff(o RunConfig) string {
 	return fmt.Sprintf("stored %s, now %s", b, a)
 }
 
-// journal persists a run in a store directory.
-type journal struct{ db *store.DB }
+// ErrOtherRun is returned (wrapped, with the difference) when a state
+// directory holds a run with other inputs than the one resumed.
+var ErrOtherRun = errors.New("the directory holds a different enrichment run")
 
-func openJournal(dir string) (*journal, error) {
+// Journal persists an enrichment run in a store directory, so that an
+// interrupted run resumes: its configuration, its sample and every query's
+// Entry.
+type Journal struct{ db *store.DB }
+
+// OpenJournal opens (or creates) the run's store directory.
+func OpenJournal(dir string) (*Journal, error) {
 	db, err := store.Open(dir, store.Options{})
 	if err != nil {
 		return nil, err
 	}
-	return &journal{db: db}, nil
+	return &Journal{db: db}, nil
 }
 
-func (j *journal) close() error { return j.db.Close() }
+// Close closes the store.
+func (j *Journal) Close() error { return j.db.Close() }
 
-// config stores cfg on first use and checks it on resume.
-func (j *journal) config(cfg RunConfig) error {
+// Config stores cfg on first use and checks it on resume (ErrOtherRun).
+func (j *Journal) Config(cfg RunConfig) error {
 	var old RunConfig
 	ok, err := j.db.GetJSON(TagEnrichRun, runKey, &old)
 	if err != nil {
@@ -68,7 +77,7 @@ func (j *journal) config(cfg RunConfig) error {
 	}
 	if ok {
 		if d := cfg.diff(old); d != "" {
-			return fmt.Errorf("the directory holds a different enrichment run (%s): use another --dir", d)
+			return fmt.Errorf("%w (%s)", ErrOtherRun, d)
 		}
 		return nil
 	}
@@ -81,24 +90,28 @@ type storedSample struct {
 	Docs  []Doc      `json:"docs"`
 }
 
-func (j *journal) sample() (*Sample, bool, error) {
-	var s storedSample
-	ok, err := j.db.GetJSON(TagEnrichSample, sampleKey, &s)
+// Sample returns the stored sample; ok is false when none is stored.
+func (j *Journal) Sample() (s *Sample, ok bool, err error) {
+	var st storedSample
+	ok, err = j.db.GetJSON(TagEnrichSample, sampleKey, &st)
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	return &Sample{Docs: s.Docs, Theta: s.Theta}, true, nil
+	return &Sample{Docs: st.Docs, Theta: st.Theta}, true, nil
 }
 
-func (j *journal) putSample(s *Sample, meta SampleMeta) error {
+// PutSample stores the sample built for the run.
+func (j *Journal) PutSample(s *Sample, meta SampleMeta) error {
 	return j.db.PutJSON(TagEnrichSample, sampleKey, storedSample{Theta: s.Theta, Meta: meta, Docs: s.Docs})
 }
 
-func (j *journal) append(e Entry) error {
+// Append records one query's entry.
+func (j *Journal) Append(e Entry) error {
 	return j.db.PutJSON(TagEnrichLog, store.AppendUint64(nil, uint64(e.N)), e)
 }
 
-func (j *journal) replay(fn func(Entry) error) error {
+// Replay calls fn with every recorded entry, in query order.
+func (j *Journal) Replay(fn func(Entry) error) error {
 	return j.db.ScanJSON(TagEnrichLog, nil, func(_, val []byte) error {
 		var e Entry
 		if err := json.Unmarshal(val, &e); err != nil {

@@ -111,5 +111,3 @@ func containsAll(doc, q []int32) bool {
 	}
 	return true
 }
-
-func sortStrings(a []string) { sort.Strings(a) }

@@ -3,7 +3,6 @@ package form
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/dwcrawl/dwcrawl/core/learn"
 )
@@ -202,24 +201,6 @@ func (r *Report) Text() string {
 	}
 	s += "\nform kind\n" + r.KindConfusion.String()
 	s += fmt.Sprintf("macro F1 %.4f\n", r.KindMacroF1)
-	return s
-}
-
-// kindCounts returns "kind:n" counts of examples, for logs.
-func kindCounts(ex []Example) string {
-	c := make(map[string]int)
-	for i := range ex {
-		c[ex[i].Kind]++
-	}
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	s := ""
-	for _, k := range keys {
-		s += fmt.Sprintf("%s:%d ", k, c[k])
-	}
 	return s
 }
 

@@ -29,7 +29,7 @@ type Profile struct {
 	// Domain is a built-in domain (domain.BuiltIn) or a custom lower-case name; it selects the
 	// simulated web's sites in testbed mode. Default: Name.
 	Domain string `lua:"domain"`
-	// Strategy is the default crawl strategy (overridden by --strategy).
+	// Strategy is the default crawl strategy (a run may override it).
 	// Default "smartcrawler".
 	Strategy string `lua:"strategy"`
 	// Seeds are the sites the crawl starts from: absolute http(s) URLs or bare

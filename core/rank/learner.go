@@ -58,7 +58,7 @@ type TermWeight struct {
 // Iteration is one round of learning: the top features of one feature space
 // (the paper's Tables 5 and 6). It is what the store persists (JSON, table
 // TagFeatures keyed by space and round) and what `dwcrawl features` prints;
-// SpaceFromIteration rebuilds the space from it (resume, --prior).
+// SpaceFromIteration rebuilds the space from it (resume, prior crawl).
 type Iteration struct {
 	Space    string       `json:"space"`    // SpaceFSS, SpaceFSL or SpaceACHE
 	Round    int          `json:"round"`    // 1, 2, … per space
@@ -242,7 +242,7 @@ func (l *Learner) rebuildLocked(space string) *Iteration {
 }
 
 // SetSpace installs a space learnt elsewhere (a previous crawl's last
-// round, --prior) as FSS or FSL, by its Name.
+// round, prior crawl) as FSS or FSL, by its Name.
 func (l *Learner) SetSpace(s *Space) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

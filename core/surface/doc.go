@@ -28,11 +28,11 @@
 // estimate which of a query's top k are already downloaded.
 //
 // The oracle policy (greedy set cover with full knowledge of every term's
-// top-k result set) and BenchSurface measure the policies on a corpus served
-// as a hiddendb database; `dwcrawl bench surface` runs it. Searcher and its
-// clients (the JSON search API, retries, request budgets) come from package
-// keyword; keyword plugins (plugins/keyword/*.lua) are adapted to it in
-// cmd/dwcrawl.
+// top-k result set, GroundTruth) is the reference the benchmark
+// (experiment/surfacebench, `dwcrawl bench surface`) measures the policies
+// against. Searcher and its clients (the JSON search API, retries, request
+// budgets) come from package keyword; keyword plugins
+// (plugins/keyword/*.lua) are adapted to it in internal/app.
 //
 // The generic word list is generated from the shared SUBTLEX-US counts:
 //

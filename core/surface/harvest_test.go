@@ -14,7 +14,7 @@ import (
 // papersDB serves testdata/papers.jsonl (600 made-up paper records).
 func papersDB(tb testing.TB, k int, showTotal bool) *hiddendb.DB {
 	tb.Helper()
-	recs, _, err := LoadCorpus(filepath.Join("testdata", "papers.jsonl"), "")
+	recs, err := hiddendb.LoadJSONL(filepath.Join("testdata", "papers.jsonl"), "id")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -8,8 +8,9 @@
 // the same simulated web (a fresh, identical copy per run, so that the
 // web's per-URL fault state — "fail the first request" faults, the search
 // engine's rate limit — never favours the strategy that runs later), each in
-// its own temporary crawl directory, and scores what the crawl recorded with
-// Score:
+// its own temporary crawl directory, assembled by internal/app exactly as
+// `dwcrawl run --testbed` assembles it, and scores what the crawl recorded
+// with Score:
 //
 //   - relevant forms: distinct forms the crawler reported as relevant that
 //     the simulated web says are searchable forms in front of a hidden

@@ -13,14 +13,14 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/domain"
-	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
 // ReverseFactory builds the reverse searcher of a crawl over its fetcher
-// (crawl.Setup.Reverse).
-type ReverseFactory = func(ctx context.Context, f *fetch.Fetcher) (crawl.ReverseSearcher, error)
+// (app.CrawlOptions.Reverse).
+type ReverseFactory = app.ReverseFactory
 
 // Options configure a harvest benchmark.
 type Options struct {
@@ -233,7 +233,7 @@ func (o *Options) crawl(ctx context.Context, ev Event, r *Result) error {
 	if o.Reverse != nil {
 		rev = o.Reverse(p)
 	}
-	setup := crawl.Setup{Profile: p, Dir: dir, Strategy: ev.Strategy, Workers: o.Workers, Pages: o.Pages, Seed: o.Seed,
+	setup := app.CrawlOptions{Profile: p, Dir: dir, Strategy: ev.Strategy, Workers: o.Workers, Pages: o.Pages, Seed: o.Seed,
 		Web: web, Reverse: rev, NoSync: true, Logger: o.Logger}
 	if o.Progress != nil {
 		ev.Fallback = fallback
@@ -245,7 +245,7 @@ func (o *Options) crawl(ctx context.Context, ev Event, r *Result) error {
 			o.Progress(e)
 		}
 	}
-	c, err := crawl.Assemble(ctx, setup)
+	c, err := app.NewCrawl(ctx, setup)
 	if err != nil {
 		return fmt.Errorf("harvest: %s/%s: %w", ev.Domain, ev.Strategy, err)
 	}

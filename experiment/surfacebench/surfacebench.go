@@ -1,4 +1,9 @@
-package surface
+// Package surfacebench measures the query-selection policies of package
+// surface (Ntoulas, Zerfos & Cho: random, generic-frequency, adaptive, and
+// the oracle as the reference) on a corpus served as a top-k hidden
+// database (testbed/hiddendb), recording the coverage after every query:
+// `dwcrawl bench surface`.
+package surfacebench
 
 import (
 	"bytes"
@@ -18,14 +23,15 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/keyword"
+	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 // DefaultCheckpoints are the query counts the bench reports.
 var DefaultCheckpoints = []int{10, 25, 50, 100, 200, 500}
 
-// BenchOptions configures BenchSurface.
-type BenchOptions struct {
+// Options configures Run.
+type Options struct {
 	// Corpus is a .jsonl or .csv file of records.
 	Corpus string
 	// IDField is the record id field ("" : id, ID or key when present and
@@ -38,8 +44,8 @@ type BenchOptions struct {
 	Budget     int // queries per policy (default 500)
 	Policies   []string
 	Seed       int64
-	Select     SelectOptions // estimator, cost, rank awareness of adaptive
-	Words      []string      // word list of random/generic (nil: bundled)
+	Select     surface.SelectOptions // estimator, cost, rank awareness of adaptive
+	Words      []string              // word list of random/generic (nil: bundled)
 	// HideTotal makes the interface hide its match counts.
 	HideTotal bool
 	// InProcess searches the database directly instead of over loopback HTTP.
@@ -50,8 +56,8 @@ type BenchOptions struct {
 	Progress io.Writer
 }
 
-// BenchReport is the outcome of BenchSurface.
-type BenchReport struct {
+// Report is the outcome of Run.
+type Report struct {
 	Corpus  string        `json:"corpus"`
 	Records int           `json:"records"`
 	K       int           `json:"k"`
@@ -62,13 +68,13 @@ type BenchReport struct {
 
 // PolicyCurve is one policy's coverage after every query.
 type PolicyCurve struct {
-	Policy   string        `json:"policy"`
-	Coverage []float64     `json:"-"` // after query i+1
-	Docs     []int         `json:"-"`
-	Cost     []float64     `json:"-"`
-	Queries  []string      `json:"-"`
-	Elapsed  time.Duration `json:"-"`
-	Log      []QueryLog    `json:"-"`
+	Policy   string             `json:"policy"`
+	Coverage []float64          `json:"-"` // after query i+1
+	Docs     []int              `json:"-"`
+	Cost     []float64          `json:"-"`
+	Queries  []string           `json:"-"`
+	Elapsed  time.Duration      `json:"-"`
+	Log      []surface.QueryLog `json:"-"`
 }
 
 // CoverageAt is the coverage after n queries (the final one when the policy
@@ -127,10 +133,10 @@ func uniqueField(recs []hiddendb.Record, f string) bool {
 	return true
 }
 
-// BenchSurface serves a corpus as a hidden database (top-k, paginated,
+// Run serves a corpus as a hidden database (top-k, paginated,
 // conjunctive keyword search) and harvests it with each policy under the
 // same query budget, recording the coverage after every query.
-func BenchSurface(ctx context.Context, opt BenchOptions) (*BenchReport, error) {
+func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.K <= 0 {
 		opt.K = 100
 	}
@@ -163,7 +169,7 @@ func BenchSurface(ctx context.Context, opt BenchOptions) (*BenchReport, error) {
 		}
 	}
 	db := hiddendb.New(recs, hiddendb.Options{K: opt.K, PageSize: opt.PageSize, IndexFields: fields, ShowTotal: !opt.HideTotal, Seed: opt.Seed})
-	var searcher Searcher = hiddendb.Searcher{DB: db}
+	var searcher surface.Searcher = hiddendb.Searcher{DB: db}
 	if !opt.InProcess {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -182,21 +188,21 @@ func BenchSurface(ctx context.Context, opt BenchOptions) (*BenchReport, error) {
 			points = append(points, n)
 		}
 	}
-	rep := &BenchReport{Corpus: opt.Corpus, Records: db.Len(), K: opt.K, Seed: opt.Seed, Points: points}
-	terms := TermOptions{}
+	rep := &Report{Corpus: opt.Corpus, Records: db.Len(), K: opt.K, Seed: opt.Seed, Points: points}
+	terms := surface.TermOptions{}
 	for _, name := range opt.Policies {
-		var p Policy
+		var p surface.Policy
 		if name == "oracle" {
-			p = NewOracle(db, terms)
+			p = surface.NewOracle(db, terms)
 		} else {
-			p, err = NewPolicy(name, PolicyOptions{Words: opt.Words, Seed: opt.Seed, Select: opt.Select})
+			p, err = surface.NewPolicy(name, surface.PolicyOptions{Words: opt.Words, Seed: opt.Seed, Select: opt.Select})
 			if err != nil {
 				return nil, err
 			}
 		}
 		curve := PolicyCurve{Policy: name}
 		start := time.Now()
-		hopt := Options{Source: name, Budget: opt.Budget, Cost: opt.Select.Cost, Terms: terms, Progress: func(pr Progress) {
+		hopt := surface.Options{Source: name, Budget: opt.Budget, Cost: opt.Select.Cost, Terms: terms, Progress: func(pr surface.Progress) {
 			curve.Coverage = append(curve.Coverage, float64(pr.Docs)/float64(db.Len()))
 			curve.Docs = append(curve.Docs, pr.Docs)
 			curve.Cost = append(curve.Cost, pr.Cost)
@@ -206,7 +212,7 @@ func BenchSurface(ctx context.Context, opt BenchOptions) (*BenchReport, error) {
 					name, pr.Queries, pr.Docs, 100*float64(pr.Docs)/float64(db.Len()), pr.EstSize, pr.Last.Query, pr.Last.Total, pr.Last.New)
 			}
 		}}
-		st, err := Harvest(ctx, searcher, p, hopt)
+		st, err := surface.Harvest(ctx, searcher, p, hopt)
 		if err != nil {
 			return nil, fmt.Errorf("surface: bench %s: %w", name, err)
 		}
@@ -225,7 +231,7 @@ type CheckpointRow struct {
 }
 
 // Rows returns the coverage of every policy at every checkpoint.
-func (r *BenchReport) Rows() []CheckpointRow {
+func (r *Report) Rows() []CheckpointRow {
 	var out []CheckpointRow
 	for _, c := range r.Curves {
 		for _, n := range r.Points {
@@ -238,7 +244,7 @@ func (r *BenchReport) Rows() []CheckpointRow {
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // WriteJSON writes the checkpoint rows as a JSON array.
-func (r *BenchReport) WriteJSON(w io.Writer) error {
+func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r.Rows())
@@ -246,7 +252,7 @@ func (r *BenchReport) WriteJSON(w io.Writer) error {
 
 // WriteTable writes a coverage table: one row per policy, one column per
 // checkpoint, in percent.
-func (r *BenchReport) WriteTable(w io.Writer) error {
+func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %d records, k=%d, seed %d\n", filepath.Base(r.Corpus), r.Records, r.K, r.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	hdr := []string{"policy"}
@@ -268,7 +274,7 @@ func (r *BenchReport) WriteTable(w io.Writer) error {
 
 // WriteCSV writes one file per policy, <dir>/<policy>.csv, with the columns
 // query, term, docs, coverage, cost.
-func (r *BenchReport) WriteCSV(dir string) error {
+func (r *Report) WriteCSV(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("surface: %w", err)
 	}

@@ -1,11 +1,10 @@
-package main
+package app
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
-	"path/filepath"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/plugins"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 func TestParseKeywordSpec(t *testing.T) {
@@ -66,44 +66,12 @@ func TestLoopbackOnly(t *testing.T) {
 	}
 }
 
-// TestEnrichWithKeywordPlugin runs sample and enrich through the simweb
-// keyword plugin and checks they do what the built-in JSON client does.
-func TestEnrichWithKeywordPlugin(t *testing.T) {
-	dir, _, local, url := enrichFixture(t)
-	spec := "keyword/simweb?url=" + url
-	report := func(iface, name string) map[string]any {
-		t.Helper()
-		hs := filepath.Join(dir, name+".jsonl")
-		if _, _, err := runApp(t, "sample", "--interface", iface, "--queries", "30", "--out", hs, "--local", local, "--columns", "title,author"); err != nil {
-			t.Fatalf("sample through %s: %v", iface, err)
-		}
-		out, errOut, err := runApp(t, "enrich", "--local", local, "--columns", "title,author", "--interface", iface,
-			"--budget", "15", "--sample", hs, "--json")
-		if err != nil {
-			t.Fatalf("enrich through %s: %v\n%s", iface, err, errOut)
-		}
-		var rep map[string]any
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		return rep
-	}
-	viaPlugin, viaHTTP := report(spec, "plugin"), report(url, "http")
-	delete(viaPlugin, "search_ns") // time spent in the interface
-	delete(viaHTTP, "search_ns")
-	if viaPlugin["covered"] == nil || viaPlugin["covered"].(float64) == 0 || !reflect.DeepEqual(viaPlugin, viaHTTP) {
-		t.Errorf("through the plugin %v\nthrough HTTP     %v", viaPlugin, viaHTTP)
-	}
-	if _, _, err := runApp(t, "enrich", "--local", local, "--columns", "title", "--interface", "keyword/simweb"); err == nil ||
-		!strings.Contains(err.Error(), "variable url is required (or set DWCRAWL_KEYWORD_URL)") {
-		t.Errorf("missing url: %v", err)
-	}
-}
-
 func TestKeywordPluginFetchPolicy(t *testing.T) {
 	ctx := context.Background()
-	_, _, _, url := enrichFixture(t)
-	s, err := luaKeywordInterface(ctx, "keyword/simweb?url="+url)
+	recs := hiddendb.Synthetic(3, 200)
+	srv := httptest.NewServer(hiddendb.New(recs, hiddendb.Options{K: 20, PageSize: 10, Seed: 3}).Handler("/db"))
+	defer srv.Close()
+	s, err := OpenInterface(ctx, "keyword/simweb?url="+srv.URL+"/db")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +79,7 @@ func TestKeywordPluginFetchPolicy(t *testing.T) {
 	if k, err := s.(keyword.TopKer).TopK(ctx); err != nil || k != 20 {
 		t.Errorf("TopK = %d, %v (want the k the site reports)", k, err)
 	}
-	p, err := s.Search(ctx, "deep web", 1)
+	p, err := s.Search(ctx, recs[0].Fields["title"], 1)
 	if err != nil || len(p.Docs) == 0 || p.Docs[0].URL == "" || p.Docs[0].Text == "" || p.Total != -1 {
 		t.Errorf("Search = %+v, %v", p, err)
 	}

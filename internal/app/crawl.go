@@ -1,24 +1,21 @@
-package crawl
+package app
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
-	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/profile"
-	"github.com/dwcrawl/dwcrawl/core/siteclass"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
-// Setup describes a crawl to assemble: the profile, where its state lives,
-// and either the real web or a simulated one.
-type Setup struct {
+// CrawlOptions describe a crawl to assemble: the profile, where its state
+// lives, and either the real web or a simulated one.
+type CrawlOptions struct {
 	Profile  *profile.Profile
 	Dir      string // crawl directory (Pebble); created if missing
 	Strategy string
@@ -41,33 +38,33 @@ type Setup struct {
 	AllowPrivate bool
 	// Reverse builds the search engine for reverse searching over the
 	// crawl's fetcher (search plugins send their requests through it); nil
-	// disables reverse searching.
-	Reverse func(ctx context.Context, f *fetch.Fetcher) (ReverseSearcher, error)
+	// disables reverse searching. See ReverseFactory.
+	Reverse ReverseFactory
 	// PriorDir is an earlier crawl directory whose deep sites initialise the
 	// rankers (incremental site prioritizing).
 	PriorDir string
 	// NoSync writes batches without fsync (benchmarks).
 	NoSync   bool
 	Logger   *slog.Logger
-	Progress func(Snapshot)
+	Progress func(crawl.Snapshot)
 }
 
 // Crawl is an assembled engine with the resources it owns.
 type Crawl struct {
-	*Engine
+	*crawl.Engine
 	DB      *store.DB
 	Fetcher *fetch.Fetcher
+	reverse crawl.ReverseSearcher
 	server  *simweb.Server
 	prior   *store.DB
 }
 
-// Close releases the store, the fetcher and the testbed server.
+// Close releases the reverse searcher, the store, the fetcher and the
+// testbed server.
 func (c *Crawl) Close() error {
 	var errs []error
-	if c.Engine != nil {
-		if cl, ok := c.deps.Reverse.(interface{ Close() }); ok {
-			cl.Close()
-		}
+	if cl, ok := c.reverse.(interface{ Close() }); ok {
+		cl.Close()
 	}
 	if c.Fetcher != nil {
 		c.Fetcher.Close()
@@ -84,9 +81,9 @@ func (c *Crawl) Close() error {
 	return errors.Join(errs...)
 }
 
-// Assemble opens the crawl directory and builds the fetcher, the classifiers
-// and the engine described by s.
-func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
+// NewCrawl opens the crawl directory and builds the fetcher, the
+// classifiers and the engine described by s.
+func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	p := s.Profile
 	if p == nil {
 		return nil, errors.New("crawl: no profile")
@@ -106,15 +103,7 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 		return nil, err
 	}
 	c.DB = db
-	fo := fetch.DefaultOptions()
-	fo.UserAgent = p.Politeness.UserAgent
-	fo.Delay = p.Politeness.Delay
-	if p.Politeness.Timeout > 0 {
-		fo.Timeout = p.Politeness.Timeout
-	}
-	if p.Politeness.MaxBodyBytes > 0 {
-		fo.MaxBody = p.Politeness.MaxBodyBytes
-	}
+	fo := crawl.FetchOptions(p)
 	fo.AllowPrivate = s.AllowPrivate
 	fo.Seed = uint64(s.Seed)
 	fo.Logger = s.Logger
@@ -129,7 +118,7 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 			c.server = srv
 			addr = srv.Addr
 		}
-		fo = TestbedFetch(fo, s.Web, addr)
+		fo = simweb.FetchOptions(fo, s.Web, addr)
 		if err := db.SetTestbed(s.Web.Config().JSON()); err != nil {
 			return nil, err
 		}
@@ -147,24 +136,16 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 		return nil, err
 	}
 	c.Fetcher = f
-	model, err := form.Default()
+	forms, pages, err := crawl.Classifiers(p)
 	if err != nil {
-		return nil, fmt.Errorf("crawl: loading the form classifier: %w", err)
+		return nil, err
 	}
-	hifi, err := form.NewHIFI(model, p.Domain)
-	if err != nil {
-		return nil, fmt.Errorf("crawl: form classifier for domain %q: %w", p.Domain, err)
-	}
-	kw := append(append(append([]string{}, p.Keywords...), p.Site.Keywords...), p.Forms.Keywords...)
-	sc, err := siteclass.Train(p.Domain, nil, kw, siteclass.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("crawl: training the site classifier: %w", err)
-	}
-	deps := Deps{Store: db, Fetcher: f, Forms: hifi, Pages: sc}
+	deps := crawl.Deps{Store: db, Fetcher: f, Forms: forms, Pages: pages}
 	if s.Reverse != nil {
-		if deps.Reverse, err = s.Reverse(ctx, f); err != nil {
+		if c.reverse, err = s.Reverse(ctx, f); err != nil {
 			return nil, fmt.Errorf("crawl: reverse search: %w", err)
 		}
+		deps.Reverse = c.reverse
 	}
 	if s.PriorDir != "" {
 		prior, err := store.Open(s.PriorDir, store.Options{Logger: s.Logger})
@@ -174,7 +155,7 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 		c.prior = prior
 		deps.Prior = prior
 	}
-	e, err := New(Options{Profile: p, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Progress: s.Progress, Seed: s.Seed}, deps)
+	e, err := crawl.New(crawl.Options{Profile: p, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Progress: s.Progress, Seed: s.Seed}, deps)
 	if err != nil {
 		return nil, err
 	}
@@ -183,20 +164,10 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 	return c, nil
 }
 
-// TestbedFetch adapts fetcher options to the simulated web w served at the
-// loopback address addr: every request goes there, only w's hosts are
-// allowed, no politeness delay and short retries.
-func TestbedFetch(fo fetch.Options, w *simweb.Web, addr string) fetch.Options {
-	// Every simulated host is a pool of its own to the Transport and a
-	// crawl rarely returns to a host once its site is done: a small total
-	// of idle connections keeps thousands of them (8 KiB of buffers each,
-	// on both ends) from piling up.
-	fo.Transport = &http.Transport{DialContext: simweb.LoopbackDialer(addr), MaxIdleConns: 64, MaxIdleConnsPerHost: 4, IdleConnTimeout: 10 * time.Second}
-	fo.AllowHost = w.HasHost
-	fo.Delay = 0
-	fo.BackoffBase = 20 * time.Millisecond
-	fo.BackoffMax = 200 * time.Millisecond
-	fo.MaxRetryAfter = 2 * time.Second
-	fo.Timeout = 10 * time.Second
-	return fo
+// DescribeWeb names the web a crawl of s runs against.
+func (s CrawlOptions) DescribeWeb() string {
+	if s.Web != nil {
+		return fmt.Sprintf("simulated web, seed %d", s.Web.Config().Seed)
+	}
+	return "real web"
 }

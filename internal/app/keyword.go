@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -9,22 +9,28 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/dwcrawl/dwcrawl/core/enrich"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/core/script"
 	"github.com/dwcrawl/dwcrawl/plugins"
 )
 
-// Lua keyword plugins as --interface: "keyword/simweb?url=http://127.0.0.1:8080/db",
-// "dblp", "./mine.lua?token_var=X".
-func init() {
-	luaKeywordInterface = func(ctx context.Context, spec string) (keyword.Searcher, error) {
-		ki, err := openKeywordPlugin(ctx, spec, plugins.KeywordOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return pluginSearcher{ki}, nil
+// OpenInterface opens a keyword interface of a hidden database: the http(s)
+// URL of its JSON search API (hiddendb's /api/search; the client retries
+// transport errors, 429 and 5xx twice), or a Lua keyword plugin spec (see
+// parseKeywordSpec): "keyword/simweb?url=http://127.0.0.1:8080/db",
+// "dblp", "./mine.lua?token_var=X". A plugin's searcher is an io.Closer.
+func OpenInterface(ctx context.Context, spec string) (keyword.Searcher, error) {
+	spec = strings.TrimSpace(spec)
+	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
+		return enrich.NewHTTPSearcher(spec)
 	}
+	ki, err := openKeywordPlugin(ctx, spec, plugins.KeywordOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return pluginSearcher{ki}, nil
 }
 
 // keywordPlugin is an opened keyword plugin with the Lua states and the

@@ -1,21 +1,34 @@
-package enrich
+// Package enrichbench measures the enrichment methods of package enrich
+// (SmartCrawl with its biased and unbiased estimators, NaiveCrawl, FullCrawl
+// and the IdealCrawl oracle; Wang et al.) on a simulated top-k hidden
+// database built from real records (testbed/hiddendb), against the truth of
+// which hidden record each local record is: `dwcrawl bench enrich`.
+package enrichbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
-	"net/http/httptest"
+	"net"
+	"net/http"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/enrich"
 	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
-// BenchOptions configures Bench (`dwcrawl bench enrich`).
-type BenchOptions struct {
+// ErrNoIDColumn is returned (wrapped, naming the table and its columns)
+// when the local table lacks the id column that links a local record to
+// its true hidden record.
+var ErrNoIDColumn = errors.New("no id column")
+
+// Options configures Run.
+type Options struct {
 	// Hidden lists the files of the hidden database H (.csv or .jsonl).
 	Hidden []string
 	// Local is the local table D (.csv).
@@ -34,7 +47,7 @@ type BenchOptions struct {
 	// Budget is the query budget b; when zero, BudgetFraction·|D|.
 	Budget         int
 	BudgetFraction float64
-	Methods        []Method
+	Methods        []enrich.Method
 	// Error is the fraction of local records given one data error (a word
 	// removed, added or replaced, chosen uniformly).
 	Error float64
@@ -46,8 +59,8 @@ type BenchOptions struct {
 	// interface (BuildSample over the local vocabulary, θ estimated)
 	// instead of drawing a uniform θ-sample from H.
 	SampleQueries int
-	Match         MatchSpec
-	Pool          PoolOptions
+	Match         enrich.MatchSpec
+	Pool          enrich.PoolOptions
 	// ShowTotal makes the interface report match counts.
 	ShowTotal bool
 	// PageSize is the interface's page size (default k).
@@ -55,15 +68,15 @@ type BenchOptions struct {
 	// InProcess queries H in process instead of over loopback HTTP.
 	InProcess bool
 	// Progress, when set, receives each method's steps.
-	Progress func(Method, Progress)
+	Progress func(enrich.Method, enrich.Progress)
 	// Log, when set, receives setup messages.
 	Log func(format string, args ...any)
 }
 
-// BenchResult is one method's outcome.
-type BenchResult struct {
-	Method Method `json:"method"`
-	Budget int    `json:"budget"`
+// Result is one method's outcome.
+type Result struct {
+	Method enrich.Method `json:"method"`
+	Budget int           `json:"budget"`
 	// Covered counts the local records whose true hidden record was
 	// returned by one of the method's queries.
 	Covered   int `json:"covered"`
@@ -75,8 +88,8 @@ type BenchResult struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// BenchInfo describes the benchmark's setup.
-type BenchInfo struct {
+// Info describes the benchmark's setup.
+type Info struct {
 	Hidden     int
 	Local      int
 	Coverable  int // local records whose true record is in H
@@ -86,14 +99,14 @@ type BenchInfo struct {
 	Theta      float64
 	K          int
 	Budget     int
-	Pool       PoolStats
+	Pool       enrich.PoolStats
 	PoolTime   time.Duration
 }
 
-// Bench measures the methods on a simulated hidden database built from the
+// Run measures the methods on a simulated hidden database built from the
 // given files, served with conjunctive top-k search and a fixed ranking.
-func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, error) {
-	var info BenchInfo
+func Run(ctx context.Context, opt Options) ([]Result, Info, error) {
+	var info Info
 	logf := opt.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -115,13 +128,13 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 	rng := rand.New(rand.NewSource(opt.Seed))
 	errRng := rand.New(rand.NewSource(opt.Seed + 1))
 	sampleRng := rand.New(rand.NewSource(opt.Seed + 2))
-	tab, err := LoadTable(opt.Local)
+	tab, err := enrich.LoadTable(opt.Local)
 	if err != nil {
 		return nil, info, err
 	}
 	idCol, ok := tab.Column(opt.IDColumn)
 	if !ok {
-		return nil, info, fmt.Errorf("%s: no id column %q (set --id-column; columns: %s)", tab.Name, opt.IDColumn, strings.Join(tab.Header, ", "))
+		return nil, info, fmt.Errorf("%s: %w %q (columns: %s)", tab.Name, ErrNoIDColumn, opt.IDColumn, strings.Join(tab.Header, ", "))
 	}
 	docCols, err := tab.Columns(opt.Columns)
 	if err != nil {
@@ -161,10 +174,10 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 	if opt.Error > 0 {
 		info.Errors = injectErrors(rows, docCols, opt.Error, errRng)
 	}
-	local := &Table{Name: tab.Name, Header: tab.Header, Rows: rows, Lines: tab.Lines}
-	docs := make([]string, len(rows))
-	for i, r := range rows {
-		docs[i] = joinCells(r, docCols)
+	local := &enrich.Table{Name: tab.Name, Header: tab.Header, Rows: rows, Lines: tab.Lines}
+	docs, err := local.Docs(opt.Columns)
+	if err != nil {
+		return nil, info, err
 	}
 	db := hiddendb.New(hidden, hiddendb.Options{K: opt.K, PageSize: opt.PageSize, IndexFields: opt.HiddenColumns, ShowTotal: opt.ShowTotal, Seed: opt.Seed})
 	info.Hidden = db.Len()
@@ -184,14 +197,14 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 		budget = int(opt.BudgetFraction*float64(len(rows)) + 0.5)
 	}
 	info.Budget = budget
-	hdocs := make([]Doc, db.Len())
+	hdocs := make([]enrich.Doc, db.Len())
 	for i := range hdocs {
 		r := db.Record(i)
-		hdocs[i] = Doc{ID: r.ID, Fields: r.Fields, Text: db.Text(i)}
+		hdocs[i] = enrich.Doc{ID: r.ID, Fields: r.Fields, Text: db.Text(i)}
 	}
 	start := time.Now()
-	l := NewLocal(docs)
-	pool, err := BuildPool(l, opt.Pool)
+	l := enrich.NewLocal(docs)
+	pool, err := enrich.BuildPool(l, opt.Pool)
 	if err != nil {
 		return nil, info, err
 	}
@@ -199,19 +212,24 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 
 	// totals as the DB was built (opt.ShowTotal); no Text, so results stay
 	// comparable with the earlier measurements
-	var searcher Searcher = hiddendb.Searcher{DB: db, OmitText: true}
+	var searcher enrich.Searcher = hiddendb.Searcher{DB: db, OmitText: true}
 	if !opt.InProcess {
-		srv := httptest.NewServer(db.Handler(""))
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, info, fmt.Errorf("enrich: bench listener: %w", err)
+		}
+		srv := &http.Server{Handler: db.Handler(""), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
 		defer srv.Close()
-		hs, err := NewHTTPSearcher(srv.URL)
+		hs, err := enrich.NewHTTPSearcher("http://" + ln.Addr().String())
 		if err != nil {
 			return nil, info, err
 		}
 		searcher = hs
 	}
-	var sample *Sample
+	var sample *enrich.Sample
 	if opt.SampleQueries > 0 {
-		s, meta, err := BuildSample(ctx, searcher, SampleOptions{Queries: opt.SampleQueries, K: opt.K, Vocabulary: l.Vocabulary(), Columns: opt.Columns, Seed: opt.Seed + 2})
+		s, meta, err := enrich.BuildSample(ctx, searcher, enrich.SampleOptions{Queries: opt.SampleQueries, K: opt.K, Vocabulary: l.Vocabulary(), Columns: opt.Columns, Seed: opt.Seed + 2})
 		if err != nil {
 			return nil, info, err
 		}
@@ -221,7 +239,7 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 		sample = s
 		logf("sample through the interface: %d records from %d queries, θ ≈ %.4g (true ratio %.4g)", len(s.Docs), meta.Queries, s.Theta, float64(len(s.Docs))/float64(db.Len()))
 	} else {
-		sample = UniformSample(hdocs, opt.Theta, sampleRng)
+		sample = enrich.UniformSample(hdocs, opt.Theta, sampleRng)
 	}
 	info.SampleSize, info.Theta = len(sample.Docs), sample.Theta
 	logf("hidden %d records, local %d (%d coverable, %d with errors, %d missing from H), sample %d (θ=%g), pool %d queries (%d specific, %d frequent, %d dominated) in %s",
@@ -234,20 +252,20 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 		}
 		return out
 	})
-	var results []BenchResult
+	var results []Result
 	for _, m := range opt.Methods {
 		matcher, err := opt.Match.New(local, l, opt.Columns)
 		if err != nil {
 			return nil, info, err
 		}
 		rec := &recorder{s: searcher, ids: map[string]bool{}}
-		eo := Options{Method: m, Budget: budget, K: opt.K, Sample: sample, Seed: opt.Seed + 3, Oracle: oracle}
+		eo := enrich.Options{Method: m, Budget: budget, K: opt.K, Sample: sample, Seed: opt.Seed + 3, Oracle: oracle}
 		if opt.Progress != nil {
 			m := m
-			eo.Progress = func(p Progress) { opt.Progress(m, p) }
+			eo.Progress = func(p enrich.Progress) { opt.Progress(m, p) }
 		}
 		t0 := time.Now()
-		eng, err := NewEngine(pool, matcher, eo)
+		eng, err := enrich.NewEngine(pool, matcher, eo)
 		if err != nil {
 			return nil, info, err
 		}
@@ -260,7 +278,7 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 			if hi < 0 {
 				continue
 			}
-			if m == Ideal {
+			if m == enrich.Ideal {
 				if eng.Covered(i) {
 					covered++
 				}
@@ -268,7 +286,7 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 				covered++
 			}
 		}
-		results = append(results, BenchResult{Method: m, Budget: budget, Covered: covered, LocalSize: len(rows),
+		results = append(results, Result{Method: m, Budget: budget, Covered: covered, LocalSize: len(rows),
 			Matched: rep.Covered, Queries: rep.Queries, Seconds: time.Since(t0).Seconds()})
 	}
 	return results, info, nil
@@ -276,17 +294,17 @@ func Bench(ctx context.Context, opt BenchOptions) ([]BenchResult, BenchInfo, err
 
 type oracleFunc func(string) []int
 
-// Covers implements Oracle.
+// Covers implements enrich.Oracle.
 func (f oracleFunc) Covers(q string) []int { return f(q) }
 
 // recorder remembers the ids of every record the interface returned.
 type recorder struct {
-	s   Searcher
+	s   enrich.Searcher
 	ids map[string]bool
 }
 
-// Search implements Searcher, remembering the returned ids.
-func (r *recorder) Search(ctx context.Context, q string, page int) (Page, error) {
+// Search implements enrich.Searcher, remembering the returned ids.
+func (r *recorder) Search(ctx context.Context, q string, page int) (enrich.Page, error) {
 	p, err := r.s.Search(ctx, q, page)
 	for _, d := range p.Docs {
 		r.ids[d.ID] = true
@@ -303,7 +321,7 @@ func loadHidden(paths []string, idColumn string) ([]hiddendb.Record, error) {
 		base := filepath.Base(path)
 		var recs []hiddendb.Record
 		if strings.HasSuffix(strings.ToLower(path), ".csv") {
-			t, err := LoadTable(path)
+			t, err := enrich.LoadTable(path)
 			if err != nil {
 				return nil, err
 			}
@@ -365,7 +383,7 @@ func injectErrors(rows [][]string, docCols []int, frac float64, rng *rand.Rand) 
 	var words []string
 	for _, r := range rows {
 		for _, c := range docCols {
-			words = append(words, Terms(r[c])...)
+			words = append(words, enrich.Terms(r[c])...)
 		}
 	}
 	if len(words) == 0 {
@@ -377,7 +395,7 @@ func injectErrors(rows [][]string, docCols []int, frac float64, rng *rand.Rand) 
 	for _, r := range picked {
 		var cols []int
 		for _, c := range docCols {
-			if len(Terms(rows[r][c])) > 0 {
+			if len(enrich.Terms(rows[r][c])) > 0 {
 				cols = append(cols, c)
 			}
 		}
@@ -388,12 +406,12 @@ func injectErrors(rows [][]string, docCols []int, frac float64, rng *rand.Rand) 
 		ws := strings.Fields(rows[r][c])
 		var keyed []int // words carrying a keyword
 		for i, w := range ws {
-			if len(Terms(w)) > 0 {
+			if len(enrich.Terms(w)) > 0 {
 				keyed = append(keyed, i)
 			}
 		}
 		have := map[string]bool{}
-		for _, t := range Terms(rows[r][c]) {
+		for _, t := range enrich.Terms(rows[r][c]) {
 			have[t] = true
 		}
 		w := words[rng.Intn(len(words))]

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -10,11 +10,14 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/core/script"
 	"github.com/dwcrawl/dwcrawl/plugins"
-	"github.com/urfave/cli/v2"
 )
 
 // testbedEngine is the search plugin of the simulated web.
 const testbedEngine = "search/simweb"
+
+// ReverseFactory builds the reverse searcher of a crawl over the crawl's
+// fetcher.
+type ReverseFactory = func(ctx context.Context, f *fetch.Fetcher) (crawl.ReverseSearcher, error)
 
 // reverseSearcher is a search plugin run for reverse search, with the Lua
 // state pool it owns.
@@ -29,11 +32,12 @@ func (r *reverseSearcher) Close() {
 	r.pool.Close()
 }
 
-// reverseFactory returns how to build the reverse searcher of a crawl: the
-// profile's search plugin, or the simulated engine's in testbed mode. The
-// plugin's HTTP requests go through the crawl's fetcher (politeness,
-// address policy, retries). nil when the profile names no plugin.
-func reverseFactory(c *cli.Context, p *profile.Profile, testbed bool, log *slog.Logger) func(context.Context, *fetch.Fetcher) (crawl.ReverseSearcher, error) {
+// Reverse returns how to build the reverse searcher of a crawl: the
+// profile's search plugin, or the simulated engine's in testbed mode,
+// looked up in pluginDirs before the bundled plugins. The plugin's HTTP
+// requests go through the crawl's fetcher (politeness, address policy,
+// retries). nil when the profile names no plugin.
+func Reverse(p *profile.Profile, testbed bool, pluginDirs []string, log *slog.Logger) ReverseFactory {
 	ref := p.Reverse.Plugin
 	interval := time.Second
 	if testbed {
@@ -46,13 +50,9 @@ func reverseFactory(c *cli.Context, p *profile.Profile, testbed bool, log *slog.
 		log.Warn("reverse search disabled: the profile's search plugin is the simulated web's engine, which only exists with --testbed; set reverse.plugin to a real engine (search/searxng, search/brave, search/google)", "profile", p.Path)
 		return nil
 	}
-	var dirs []string
-	if d := c.String("plugins"); d != "" {
-		dirs = append(dirs, d)
-	}
 	return func(ctx context.Context, f *fetch.Fetcher) (crawl.ReverseSearcher, error) {
-		pool := script.NewPool(plugins.PoolOptions(script.Options{HTTP: f, Logger: log}, dirs...))
-		eng, err := plugins.OpenSearchEngine(ctx, pool, ref, plugins.SearchOptions{Logger: log, MinInterval: interval, Backoff: 200 * time.Millisecond}, dirs...)
+		pool := script.NewPool(plugins.PoolOptions(script.Options{HTTP: f, Logger: log}, pluginDirs...))
+		eng, err := plugins.OpenSearchEngine(ctx, pool, ref, plugins.SearchOptions{Logger: log, MinInterval: interval, Backoff: 200 * time.Millisecond}, pluginDirs...)
 		if err != nil {
 			pool.Close()
 			return nil, err

@@ -1,4 +1,4 @@
-package surface
+package surfacebench
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"github.com/dwcrawl/dwcrawl/internal/shareddata/sharedtest"
 )
 
-func TestBenchSurfaceSmall(t *testing.T) {
+func TestRunSmall(t *testing.T) {
 	const seed = 3
 	t.Logf("seed %d", seed)
 	for _, inProcess := range []bool{true, false} {
-		rep, err := BenchSurface(context.Background(), BenchOptions{Corpus: filepath.Join("testdata", "papers.jsonl"), K: 20, PageSize: 10, Budget: 50, Seed: seed, InProcess: inProcess})
+		rep, err := Run(context.Background(), Options{Corpus: filepath.Join("..", "..", "core", "surface", "testdata", "papers.jsonl"), K: 20, PageSize: 10, Budget: 50, Seed: seed, InProcess: inProcess})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,15 +38,15 @@ func TestBenchSurfaceSmall(t *testing.T) {
 	}
 }
 
-// TestBenchSurfaceDBLP checks the target on the shared DBLP table
+// TestRunDBLP checks the target on the shared DBLP table
 // (k = 100): adaptive ≥ generic ≥ random at every checkpoint and adaptive
 // within 15% of the oracle at 100 queries.
-func TestBenchSurfaceDBLP(t *testing.T) {
+func TestRunDBLP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
 	corpus := sharedtest.Path(t, "dblp", "dblp_3881.csv")
-	rep, err := BenchSurface(context.Background(), BenchOptions{Corpus: corpus, K: 100, Budget: 100, InProcess: true})
+	rep, err := Run(context.Background(), Options{Corpus: corpus, K: 100, Budget: 100, InProcess: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package form
+package app
 
 import (
 	"context"
@@ -11,17 +11,19 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 )
 
-// DefaultSeed is the seed of training and cross-validation unless one is
-// given.
-const DefaultSeed = 1
+// DefaultFormSeed is the seed of training and cross-validation unless one
+// is given.
+const DefaultFormSeed = 1
 
 // dataDir returns dir, or the shared Formasaurus folder when dir is empty.
 func dataDir(dir string) (string, error) {
@@ -30,29 +32,29 @@ func dataDir(dir string) (string, error) {
 	}
 	d, err := shareddata.Dir()
 	if err != nil {
-		return "", fmt.Errorf("no --data given and %w", err)
+		return "", fmt.Errorf("%w and %w", ErrNoData, err)
 	}
 	return filepath.Join(d, "formasaurus"), nil
 }
 
-// TrainRunOptions are the options of `dwcrawl train forms`.
-type TrainRunOptions struct {
+// TrainFormsOptions configure the training of the form classifiers.
+type TrainFormsOptions struct {
 	Data string // Formasaurus-layout folder ("" = shared data)
 	Out  string // model file to write
 	Seed uint64
 }
 
-// RunTrain trains a model on every labelled form of the data folder and
-// writes it (`dwcrawl train forms`). Progress goes to w.
-func RunTrain(ctx context.Context, opt TrainRunOptions, w io.Writer) error {
+// TrainForms trains a model (HIFI: searchable, kind, domain) on every
+// labelled form of the data folder and writes it. Progress goes to w.
+func TrainForms(ctx context.Context, opt TrainFormsOptions, w io.Writer) error {
 	if opt.Out == "" {
-		return errors.New("train forms: --out is required")
+		return fmt.Errorf("train forms: %w", ErrNoOut)
 	}
 	dir, err := dataDir(opt.Data)
 	if err != nil {
 		return fmt.Errorf("train forms: %w", err)
 	}
-	ex, st, err := LoadFormasaurus(ctx, dir)
+	ex, st, err := form.LoadFormasaurus(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("train forms: %w", err)
 	}
@@ -60,7 +62,7 @@ func RunTrain(ctx context.Context, opt TrainRunOptions, w io.Writer) error {
 		st.Forms, st.Pages, dir, st.Skipped, len(st.Mismatched))
 	fmt.Fprintf(w, "kinds: %s\n", kindCounts(ex))
 	start := time.Now()
-	m, err := Train(ctx, ex, DefaultTrainOptions(opt.Seed))
+	m, err := form.Train(ctx, ex, form.DefaultTrainOptions(opt.Seed))
 	if err != nil {
 		return fmt.Errorf("train forms: %w", err)
 	}
@@ -79,8 +81,8 @@ func RunTrain(ctx context.Context, opt TrainRunOptions, w io.Writer) error {
 	return nil
 }
 
-// EvalRunOptions are the options of `dwcrawl eval forms`.
-type EvalRunOptions struct {
+// EvalFormsOptions configure the scoring of a form model.
+type EvalFormsOptions struct {
 	Data  string // Formasaurus-layout folder ("" = shared data)
 	Model string // model file ("" = embedded default); ignored with CV
 	CV    int    // > 1: cross-validate by training on Data itself
@@ -88,23 +90,23 @@ type EvalRunOptions struct {
 	Seed  uint64
 }
 
-// RunEval scores a model on a labelled folder, or cross-validates
-// (`dwcrawl eval forms`), and prints the report (text or JSON) to w.
-func RunEval(ctx context.Context, opt EvalRunOptions, w io.Writer) error {
+// EvalForms scores a model on a labelled folder, or cross-validates, and
+// prints the report (text or JSON) to w.
+func EvalForms(ctx context.Context, opt EvalFormsOptions, w io.Writer) error {
 	dir, err := dataDir(opt.Data)
 	if err != nil {
 		return fmt.Errorf("eval forms: %w", err)
 	}
-	ex, _, err := LoadFormasaurus(ctx, dir)
+	ex, _, err := form.LoadFormasaurus(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("eval forms: %w", err)
 	}
 	if len(ex) == 0 {
 		return fmt.Errorf("eval forms: no labelled forms in %s", dir)
 	}
-	var r *Report
+	var r *form.Report
 	if opt.CV > 1 {
-		if r, err = CrossValidate(ctx, ex, opt.CV, DefaultTrainOptions(opt.Seed)); err != nil {
+		if r, err = form.CrossValidate(ctx, ex, opt.CV, form.DefaultTrainOptions(opt.Seed)); err != nil {
 			return fmt.Errorf("eval forms: %w", err)
 		}
 	} else {
@@ -112,7 +114,7 @@ func RunEval(ctx context.Context, opt EvalRunOptions, w io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("eval forms: %w", err)
 		}
-		r = Evaluate(m, ex)
+		r = form.Evaluate(m, ex)
 		r.Model = name
 	}
 	if opt.JSON {
@@ -124,31 +126,31 @@ func RunEval(ctx context.Context, opt EvalRunOptions, w io.Writer) error {
 	return err
 }
 
-func loadOrDefault(path string) (*Model, string, error) {
+func loadOrDefault(path string) (*form.Model, string, error) {
 	if path == "" {
-		m, err := Default()
+		m, err := form.Default()
 		return m, "embedded default", err
 	}
-	m, err := LoadModel(path)
+	m, err := form.LoadModel(path)
 	return m, path, err
 }
 
-// ClassifyRunOptions are the options of `dwcrawl classify`.
-type ClassifyRunOptions struct {
+// ClassifyOptions configure the classification of a page's forms.
+type ClassifyOptions struct {
 	Target string // an HTML file or an http(s) URL on a loopback address
 	Model  string // model file ("" = embedded default)
 	Domain string // target domain for the DSFC ("" = best domain)
 	JSON   bool
 }
 
-// RunClassify lists every form of a page with its kind, searchable
-// probability, domain and reasons (`dwcrawl classify`).
-func RunClassify(ctx context.Context, opt ClassifyRunOptions, w io.Writer) error {
+// Classify lists every form of a page with its kind, searchable
+// probability, domain and reasons.
+func Classify(ctx context.Context, opt ClassifyOptions, w io.Writer) error {
 	m, _, err := loadOrDefault(opt.Model)
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
-	h, err := NewHIFI(m, opt.Domain)
+	h, err := form.NewHIFI(m, opt.Domain)
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
@@ -162,7 +164,7 @@ func RunClassify(ctx context.Context, opt ClassifyRunOptions, w io.Writer) error
 			Index  int    `json:"index"`
 			Action string `json:"action"`
 			Method string `json:"method"`
-			Decision
+			form.Decision
 		}
 		res := make([]out, len(ds))
 		for i, d := range ds {
@@ -259,4 +261,22 @@ func fetchLoopback(ctx context.Context, raw string) (*page.Page, error) {
 		return nil, fmt.Errorf("fetch %s: %w", raw, err)
 	}
 	return page.Parse(body, resp.Header.Get("Content-Type"), resp.Request.URL)
+}
+
+// kindCounts returns "kind:n" counts of examples, for logs.
+func kindCounts(ex []form.Example) string {
+	c := make(map[string]int)
+	for i := range ex {
+		c[ex[i].Kind]++
+	}
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := ""
+	for _, k := range keys {
+		s += fmt.Sprintf("%s:%d ", k, c[k])
+	}
+	return s
 }

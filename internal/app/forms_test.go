@@ -1,4 +1,4 @@
-package form
+package app
 
 import (
 	"bytes"
@@ -8,13 +8,20 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dwcrawl/dwcrawl/core/form"
 )
 
-func TestRunClassifyFile(t *testing.T) {
+// formsPage is the form classifier's fixture page (five forms: search,
+// login, external, newsletter and a used-car search).
+var formsPage = filepath.Join("..", "..", "core", "form", "testdata", "forms.html")
+
+func TestClassifyFile(t *testing.T) {
 	var buf bytes.Buffer
-	if err := RunClassify(context.Background(), ClassifyRunOptions{Target: "testdata/forms.html"}, &buf); err != nil {
+	if err := Classify(context.Background(), ClassifyOptions{Target: formsPage}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -24,7 +31,7 @@ func TestRunClassifyFile(t *testing.T) {
 		}
 	}
 	buf.Reset()
-	if err := RunClassify(context.Background(), ClassifyRunOptions{Target: "testdata/forms.html", JSON: true, Domain: "auto"}, &buf); err != nil {
+	if err := Classify(context.Background(), ClassifyOptions{Target: formsPage, JSON: true, Domain: "auto"}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	var res struct {
@@ -37,13 +44,13 @@ func TestRunClassifyFile(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &res); err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
-	if len(res.Forms) != 5 || !res.Forms[3].Relevant || res.Forms[2].Kind != KindExternal {
+	if len(res.Forms) != 5 || !res.Forms[3].Relevant || res.Forms[2].Kind != form.KindExternal {
 		t.Errorf("json %+v", res.Forms)
 	}
 }
 
-func TestRunClassifyURL(t *testing.T) {
-	body, err := os.ReadFile("testdata/forms.html")
+func TestClassifyURL(t *testing.T) {
+	body, err := os.ReadFile(formsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +60,7 @@ func TestRunClassifyURL(t *testing.T) {
 	}))
 	defer srv.Close()
 	var buf bytes.Buffer
-	if err := RunClassify(context.Background(), ClassifyRunOptions{Target: srv.URL + "/cars"}, &buf); err != nil {
+	if err := Classify(context.Background(), ClassifyOptions{Target: srv.URL + "/cars"}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "5 form(s)") || !strings.Contains(buf.String(), srv.URL) {
@@ -61,7 +68,7 @@ func TestRunClassifyURL(t *testing.T) {
 	}
 	tests := []string{"http://example.com/", "http://93.184.216.34/", "https://10.0.0.1:8443/x", "http://[2001:db8::1]/"}
 	for _, u := range tests {
-		err := RunClassify(context.Background(), ClassifyRunOptions{Target: u}, &buf)
+		err := Classify(context.Background(), ClassifyOptions{Target: u}, &buf)
 		if !errors.Is(err, ErrNotLoopback) {
 			t.Errorf("%s: err = %v, want ErrNotLoopback", u, err)
 		}
@@ -69,10 +76,10 @@ func TestRunClassifyURL(t *testing.T) {
 	// A loopback page that redirects elsewhere is refused at dial time.
 	redir := httptest.NewServer(http.RedirectHandler("http://192.0.2.1/", http.StatusFound))
 	defer redir.Close()
-	if err := RunClassify(context.Background(), ClassifyRunOptions{Target: redir.URL}, &buf); !errors.Is(err, ErrNotLoopback) {
+	if err := Classify(context.Background(), ClassifyOptions{Target: redir.URL}, &buf); !errors.Is(err, ErrNotLoopback) {
 		t.Errorf("redirect: err = %v", err)
 	}
-	if err := RunClassify(context.Background(), ClassifyRunOptions{Target: "testdata/missing.html"}, &buf); err == nil {
+	if err := Classify(context.Background(), ClassifyOptions{Target: "testdata/missing.html"}, &buf); err == nil {
 		t.Error("missing file accepted")
 	}
 }

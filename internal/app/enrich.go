@@ -1,22 +1,22 @@
-package enrich
+package app
 
 import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/enrich"
 )
 
-// RunOptions configures Run, the `dwcrawl enrich` command.
-type RunOptions struct {
+// EnrichOptions configure an enrichment run.
+type EnrichOptions struct {
 	// Local is the local table (CSV with a header row).
 	Local string
 	// Columns form each record's document.
@@ -26,14 +26,14 @@ type RunOptions struct {
 	// them is read through its text).
 	HiddenColumns []string
 	// Interface is the hidden database's keyword interface.
-	Interface Searcher
+	Interface enrich.Searcher
 	// K is the interface's result limit; 0 asks the interface (TopKer).
 	K int
 	// Budget is the number of queries b; when zero, BudgetFraction·|D|.
 	Budget         int
 	BudgetFraction float64
 	// Method defaults to smart-b.
-	Method Method
+	Method enrich.Method
 	// SamplePath is a hidden-database sample (JSONL); Theta its ratio (0:
 	// from the sample's meta file).
 	SamplePath string
@@ -41,8 +41,8 @@ type RunOptions struct {
 	// SampleQueries is the number of sampling queries sent to build a sample
 	// when none is given (not counted in Budget). Default 100.
 	SampleQueries int
-	Match         MatchSpec
-	Pool          PoolOptions
+	Match         enrich.MatchSpec
+	Pool          enrich.PoolOptions
 	// Out is the enriched CSV to write ("" for none).
 	Out string
 	// Dir is a store directory that makes the run resumable ("" for none).
@@ -54,20 +54,20 @@ type RunOptions struct {
 	Log io.Writer
 }
 
-// RunResult is what Run returns.
-type RunResult struct {
-	Report  Report
+// EnrichResult is what Enrich returns.
+type EnrichResult struct {
+	Report  enrich.Report
 	Resumed int // queries replayed from the directory
 	// SampleQueries is the number of queries spent building the sample.
 	SampleQueries int
 	Elapsed       time.Duration
 }
 
-// Run enriches the local table: builds the pool, obtains the sample,
+// Enrich enriches the local table (SmartCrawl and its baselines): builds the pool, obtains the sample,
 // resumes the journal in Dir, sends queries until the budget is spent and
 // writes the enriched table. On interruption (ctx) it still writes what it
 // has and returns the context's error.
-func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
+func Enrich(ctx context.Context, opt EnrichOptions) (*EnrichResult, error) {
 	start := time.Now()
 	logf := func(format string, a ...any) {
 		if opt.Log != nil {
@@ -78,23 +78,23 @@ func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
 		return nil, errors.New("enrich: no interface")
 	}
 	if opt.Method == "" {
-		opt.Method = SmartBiased
+		opt.Method = enrich.SmartBiased
 	}
-	if opt.Method == Ideal {
+	if opt.Method == enrich.Ideal {
 		return nil, errors.New("enrich: ideal needs the truth; it is only available in `dwcrawl bench enrich`")
 	}
 	if len(opt.HiddenColumns) == 0 {
 		opt.HiddenColumns = opt.Columns
 	}
 	if opt.Match.Kind == "" {
-		opt.Match = MatchSpec{Kind: "jaccard", Threshold: 0.9}
+		opt.Match = enrich.MatchSpec{Kind: "jaccard", Threshold: 0.9}
 	}
-	opt.Pool.defaults()
+	opt.Pool = opt.Pool.WithDefaults()
 	raw, err := os.ReadFile(opt.Local)
 	if err != nil {
 		return nil, fmt.Errorf("enrich: %w", err)
 	}
-	tab, err := ReadTable(bytes.NewReader(raw), opt.Local)
+	tab, err := enrich.ReadTable(bytes.NewReader(raw), opt.Local)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +104,12 @@ func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
 	}
 	k := opt.K
 	if k <= 0 {
-		tk, ok := opt.Interface.(TopKer)
+		tk, ok := opt.Interface.(enrich.TopKer)
 		if !ok {
-			return nil, errors.New("enrich: the interface does not declare k: give --k")
+			return nil, fmt.Errorf("enrich: %w", ErrNoK)
 		}
 		if k, err = tk.TopK(ctx); err != nil {
-			return nil, fmt.Errorf("enrich: asking the interface for k: %w (give --k)", err)
+			return nil, fmt.Errorf("enrich: %w: asking the interface: %w", ErrNoK, err)
 		}
 	}
 	budget := opt.Budget
@@ -119,30 +119,30 @@ func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
 	if budget <= 0 {
 		return nil, errors.New("enrich: the budget must be positive")
 	}
-	l := NewLocal(docs)
-	pool, err := BuildPool(l, opt.Pool)
+	l := enrich.NewLocal(docs)
+	pool, err := enrich.BuildPool(l, opt.Pool)
 	if err != nil {
 		return nil, err
 	}
 	logf("local table %s: %d records, %d keywords; query pool %d (%d specific, %d frequent with support ≥ %d, %d dominated removed)",
 		opt.Local, len(docs), pool.Stats.Terms, pool.Len(), pool.Stats.Specific, pool.Stats.Frequent, opt.Pool.MinSupport, pool.Stats.Dominated)
 
-	var j *journal
+	var j *enrich.Journal
 	if opt.Dir != "" {
-		if j, err = openJournal(opt.Dir); err != nil {
+		if j, err = enrich.OpenJournal(opt.Dir); err != nil {
 			return nil, err
 		}
-		defer j.close()
+		defer j.Close()
 		sum := sha256.Sum256(raw)
 		abs, _ := filepath.Abs(opt.Local)
-		cfg := RunConfig{Local: abs, LocalHash: hex.EncodeToString(sum[:]), Columns: opt.Columns, Method: opt.Method,
+		cfg := enrich.RunConfig{Local: abs, LocalHash: hex.EncodeToString(sum[:]), Columns: opt.Columns, Method: opt.Method,
 			Match: opt.Match.String(), MinSupport: opt.Pool.MinSupport, K: k, Seed: opt.Seed}
-		if err := j.config(cfg); err != nil {
+		if err := j.Config(cfg); err != nil {
 			return nil, fmt.Errorf("enrich: %s: %w", opt.Dir, err)
 		}
 	}
-	res := &RunResult{}
-	var sample *Sample
+	res := &EnrichResult{}
+	var sample *enrich.Sample
 	if opt.Method.NeedsSample() {
 		if sample, res.SampleQueries, err = obtainSample(ctx, opt, j, l, k, logf); err != nil {
 			return nil, err
@@ -153,14 +153,14 @@ func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	prog := newProgressPrinter(opt.Progress)
-	eng, err := NewEngine(pool, matcher, Options{Method: opt.Method, Budget: budget, K: k, Sample: sample, Seed: opt.Seed,
+	eng, err := enrich.NewEngine(pool, matcher, enrich.Options{Method: opt.Method, Budget: budget, K: k, Sample: sample, Seed: opt.Seed,
 		Progress: prog.update})
 	if err != nil {
 		return nil, err
 	}
 	if j != nil {
 		prog.quiet = true
-		err := j.replay(func(e Entry) error {
+		err := j.Replay(func(e enrich.Entry) error {
 			eng.Apply(e)
 			res.Resumed++
 			return nil
@@ -189,7 +189,7 @@ func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
 			break
 		}
 		if j != nil {
-			if err := j.append(e); err != nil {
+			if err := j.Append(e); err != nil {
 				runErr = fmt.Errorf("enrich: journal: %w", err)
 			}
 		}
@@ -207,23 +207,23 @@ func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
 
 // obtainSample loads the sample file, or the one stored in the run
 // directory, or builds one through the interface.
-func obtainSample(ctx context.Context, opt RunOptions, j *journal, l *Local, k int, logf func(string, ...any)) (*Sample, int, error) {
+func obtainSample(ctx context.Context, opt EnrichOptions, j *enrich.Journal, l *enrich.Local, k int, logf func(string, ...any)) (*enrich.Sample, int, error) {
 	if opt.SamplePath != "" {
-		s, err := LoadSample(opt.SamplePath)
+		s, err := enrich.LoadSample(opt.SamplePath)
 		if err != nil {
 			return nil, 0, err
 		}
 		if opt.Theta > 0 {
 			s.Theta = opt.Theta
 		}
-		if s.Theta <= 0 && opt.Method != Full {
-			return nil, 0, fmt.Errorf("enrich: sample %s: unknown θ: give --theta", opt.SamplePath)
+		if s.Theta <= 0 && opt.Method != enrich.Full {
+			return nil, 0, fmt.Errorf("enrich: sample %s: %w", opt.SamplePath, ErrNoTheta)
 		}
 		logf("sample %s: %d records, θ = %g", opt.SamplePath, len(s.Docs), s.Theta)
 		return s, 0, nil
 	}
 	if j != nil {
-		if s, ok, err := j.sample(); err != nil {
+		if s, ok, err := j.Sample(); err != nil {
 			return nil, 0, err
 		} else if ok {
 			if opt.Theta > 0 {
@@ -238,7 +238,7 @@ func obtainSample(ctx context.Context, opt RunOptions, j *journal, l *Local, k i
 		n = 100
 	}
 	logf("building a hidden-database sample with %d queries (not counted in the budget)", n)
-	s, meta, err := BuildSample(ctx, opt.Interface, SampleOptions{Queries: n, K: k, Vocabulary: l.Vocabulary(), Columns: opt.HiddenColumns, Seed: opt.Seed})
+	s, meta, err := enrich.BuildSample(ctx, opt.Interface, enrich.SampleOptions{Queries: n, K: k, Vocabulary: l.Vocabulary(), Columns: opt.HiddenColumns, Seed: opt.Seed})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -246,83 +246,24 @@ func obtainSample(ctx context.Context, opt RunOptions, j *journal, l *Local, k i
 		s.Theta = opt.Theta
 	}
 	if s.Theta <= 0 || len(s.Docs) == 0 {
-		return nil, n, fmt.Errorf("enrich: the sample is empty (%d records, θ %g): send more --sample-queries or give --sample", len(s.Docs), s.Theta)
+		return nil, n, fmt.Errorf("enrich: %w (%d records, θ %g)", ErrEmptySample, len(s.Docs), s.Theta)
 	}
 	logf("sample: %d records from %d queries (%d solid), θ ≈ %.4g, |H| ≈ %.0f", len(s.Docs), meta.Queries, meta.Solid, s.Theta, meta.HiddenSize)
 	if j != nil {
-		if err := j.putSample(s, meta); err != nil {
+		if err := j.PutSample(s, meta); err != nil {
 			return nil, n, err
 		}
 	}
 	return s, n, nil
 }
 
-// WriteEnriched writes the local table plus, for each covered record, the
-// matched hidden record's id and fields (prefixed h_), the match score and
-// the query that covered it.
-func WriteEnriched(w io.Writer, t *Table, e *Engine) error {
-	var fields []string
-	seen := map[string]bool{}
-	for r := range t.Rows {
-		c, ok := e.Cover(r)
-		if !ok {
-			continue
-		}
-		for _, f := range fieldOrder(c.Doc) {
-			if !seen[f] {
-				seen[f] = true
-				fields = append(fields, f)
-			}
-		}
-	}
-	cw := csv.NewWriter(w)
-	header := append([]string(nil), t.Header...)
-	header = append(header, "h_id")
-	for _, f := range fields {
-		header = append(header, "h_"+f)
-	}
-	header = append(header, "match_score", "covered_by")
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	for r, row := range t.Rows {
-		out := append([]string(nil), row...)
-		c, ok := e.Cover(r)
-		if ok {
-			out = append(out, c.Doc.ID)
-			for _, f := range fields {
-				out = append(out, c.Doc.Fields[f])
-			}
-			out = append(out, strconv.FormatFloat(c.Score, 'f', 3, 64), c.Query)
-		} else {
-			for i := 0; i < len(fields)+3; i++ {
-				out = append(out, "")
-			}
-		}
-		if err := cw.Write(out); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func fieldOrder(d Doc) []string {
-	keys := make([]string, 0, len(d.Fields))
-	for k := range d.Fields {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	return keys
-}
-
-func writeEnrichedFile(path string, t *Table, e *Engine) error {
+func writeEnrichedFile(path string, t *enrich.Table, e *enrich.Engine) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("enrich: %w", err)
 	}
-	if err := WriteEnriched(f, t, e); err != nil {
+	if err := enrich.WriteEnriched(f, t, e); err != nil {
 		f.Close()
 		return fmt.Errorf("enrich: write %s: %w", path, err)
 	}
@@ -332,8 +273,8 @@ func writeEnrichedFile(path string, t *Table, e *Engine) error {
 	return os.Rename(tmp, path)
 }
 
-// WriteReport prints the coverage report.
-func WriteReport(w io.Writer, r *RunResult) {
+// WriteEnrichReport prints the coverage report.
+func WriteEnrichReport(w io.Writer, r *EnrichResult) {
 	rep := r.Report
 	pct := func(a, b int) float64 {
 		if b == 0 {
@@ -370,7 +311,7 @@ type progressPrinter struct {
 	tty   bool
 	quiet bool
 	last  time.Time
-	p     Progress
+	p     enrich.Progress
 	shown bool
 }
 
@@ -384,7 +325,7 @@ func newProgressPrinter(w io.Writer) *progressPrinter {
 	return pp
 }
 
-func (pp *progressPrinter) update(p Progress) {
+func (pp *progressPrinter) update(p enrich.Progress) {
 	pp.p = p
 	if pp.w == nil || pp.quiet {
 		return

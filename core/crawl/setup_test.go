@@ -1,0 +1,108 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
+)
+
+// Setup describes a test crawl against a simulated web. The tests assemble
+// it themselves, as internal/app does for `dwcrawl run --testbed`, because
+// a core package's tests cannot import app (which imports this package).
+type Setup struct {
+	Profile  *profile.Profile
+	Dir      string
+	Strategy string
+	Workers  int
+	Pages    int
+	Seed     int64
+	// Web is the simulated web; WebAddr, when set, is where another process
+	// already serves it (so the crawler's memory is measured apart).
+	Web     *simweb.Web
+	WebAddr string
+	// TestbedSeeds is the number of seed sites (default 10).
+	TestbedSeeds int
+	Logger       *slog.Logger
+}
+
+// Crawl is an assembled test crawl with the resources it owns.
+type Crawl struct {
+	*Engine
+	DB      *store.DB
+	Fetcher *fetch.Fetcher
+	server  *simweb.Server
+}
+
+// Close releases the fetcher, the web's listener and the store.
+func (c *Crawl) Close() error {
+	var errs []error
+	if c.Fetcher != nil {
+		c.Fetcher.Close()
+	}
+	if c.server != nil {
+		errs = append(errs, c.server.Close())
+	}
+	if c.DB != nil {
+		errs = append(errs, c.DB.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Assemble opens the crawl directory, serves the web on loopback (unless
+// WebAddr is set) and builds the engine with the profile's classifiers.
+func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
+	c := &Crawl{}
+	ok := false
+	defer func() {
+		if !ok {
+			c.Close()
+		}
+	}()
+	db, err := store.Open(s.Dir, store.Options{Logger: s.Logger})
+	if err != nil {
+		return nil, err
+	}
+	c.DB = db
+	addr := s.WebAddr
+	if addr == "" {
+		srv, err := s.Web.Listen("127.0.0.1:0", simweb.ServeOptions{})
+		if err != nil {
+			return nil, err
+		}
+		c.server, addr = srv, srv.Addr
+	}
+	fo := FetchOptions(s.Profile)
+	fo.Seed, fo.Logger = uint64(s.Seed), s.Logger
+	if c.Fetcher, err = fetch.New(simweb.FetchOptions(fo, s.Web, addr)); err != nil {
+		return nil, err
+	}
+	if err := db.SetTestbed(s.Web.Config().JSON()); err != nil {
+		return nil, err
+	}
+	n := s.TestbedSeeds
+	if n <= 0 {
+		n = 10
+	}
+	seeds := s.Web.Seeds(s.Profile.Domain, n)
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("no sites of domain %q", s.Profile.Domain)
+	}
+	forms, pages, err := Classifiers(s.Profile)
+	if err != nil {
+		return nil, err
+	}
+	e, err := New(Options{Profile: s.Profile, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Seed: s.Seed},
+		Deps{Store: db, Fetcher: c.Fetcher, Forms: forms, Pages: pages})
+	if err != nil {
+		return nil, err
+	}
+	c.Engine = e
+	ok = true
+	return c, nil
+}

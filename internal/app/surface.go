@@ -1,0 +1,254 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/keyword"
+	"github.com/dwcrawl/dwcrawl/core/surface"
+	"github.com/dwcrawl/dwcrawl/plugins"
+	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
+)
+
+// SurfaceOptions configure a surfacing run: which keyword interface, where
+// the harvest is stored and resumed, and the query policy.
+type SurfaceOptions struct {
+	// Interface is a Lua keyword plugin spec (keyword/NAME?var=value) or the
+	// http(s) URL of a JSON search API; Form is instead the id of a
+	// searchable form the crawl in Dir discovered (exactly one is set).
+	Interface string
+	Form      string
+	// Dir is the crawl directory the harvest is stored in.
+	Dir string
+	// Source names the harvest in Dir (default: the plugin, URL or form:ID).
+	Source string
+	// Policy is adaptive, generic or random.
+	Policy string
+	// Budget counts all the queries of the source (resumed ones included);
+	// 0 runs until the policy runs out. CostBudget stops once the spent
+	// cost reaches it (0: no limit).
+	Budget     int
+	CostBudget float64
+	// Select is the adaptive policy's estimator and cost model.
+	Select surface.SelectOptions
+	// Words is the word list of generic and random and of the first
+	// queries (nil: the bundled list).
+	Words []string
+	// First is the first query ("": a frequent generic word).
+	First string
+	// K is the interface's result limit (0: declared by the plugin or
+	// inferred).
+	K int
+	// MaxPages bounds the result pages read per query (0: all);
+	// MaxRequests the search requests the plugin may send (0: unlimited).
+	MaxPages    int
+	MaxRequests int
+	// KeepStopWords issues stop words too (also when the plugin declares
+	// that the site does not ignore them).
+	KeepStopWords bool
+	// Seed seeds the random policy.
+	Seed int64
+	// PluginDirs are searched before the bundled plugins.
+	PluginDirs []string
+	// Progress receives a progress line at most once a second (nil: none).
+	Progress io.Writer
+}
+
+// SurfaceSummary is what a surfacing run reports.
+type SurfaceSummary struct {
+	Source   string   `json:"source"`
+	Policy   string   `json:"policy"`
+	Queries  int      `json:"queries"`
+	Docs     int      `json:"docs"`
+	Cost     float64  `json:"cost"`
+	EstSize  *float64 `json:"est_size"`
+	Coverage *float64 `json:"est_coverage"`
+	K        int      `json:"k,omitempty"`
+	Dir      string   `json:"dir"`
+}
+
+// Surface downloads the hidden database behind a keyword interface with
+// the chosen policy, journaling every query in opt.Dir so that a run with
+// the same options continues. The summary is returned with the harvest's
+// error (nil when it was not even started).
+func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
+	if (opt.Interface == "") == (opt.Form == "") {
+		return nil, &OptionError{Err: errors.New("give exactly one keyword interface or form")}
+	}
+	db, err := store.Open(opt.Dir, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	src, err := openSurfaceInterface(ctx, opt, db)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	k := opt.K
+	if k == 0 {
+		k = src.k
+	}
+	terms := surface.TermOptions{KeepStopWords: opt.KeepStopWords || src.keepStops}
+	sel := opt.Select
+	sel.K = k
+	policy, err := surface.NewPolicy(opt.Policy, surface.PolicyOptions{Words: opt.Words, Seed: opt.Seed, Select: sel})
+	if err != nil {
+		return nil, &OptionError{Err: err}
+	}
+	source := opt.Source
+	if source == "" {
+		source = src.name
+	}
+	prog := &surfaceProgress{w: opt.Progress}
+	st, herr := surface.Harvest(ctx, src.searcher, policy, surface.Options{
+		Source: source, Budget: opt.Budget, CostBudget: opt.CostBudget, Cost: sel.Cost,
+		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms,
+		Journal:  &surface.StoreJournal{DB: db, Source: source},
+		Progress: prog.report,
+	})
+	prog.done()
+	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir()}
+	if st != nil {
+		sum.Queries, sum.Docs, sum.Cost, sum.K = len(st.Log()), st.Docs(), st.Cost(), st.K()
+		if size, ok := st.Stats.Size(); ok {
+			cov := float64(st.Docs()) / size
+			sum.EstSize, sum.Coverage = &size, &cov
+		}
+	}
+	return sum, herr
+}
+
+// surfaceInterface is the opened keyword interface of a surface run.
+type surfaceInterface struct {
+	searcher  surface.Searcher
+	name      string
+	k         int
+	keepStops bool
+	close     func()
+}
+
+func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB) (*surfaceInterface, error) {
+	spec := opt.Interface
+	name := spec
+	var fetchOpt *fetch.Options
+	closeWeb := func() {}
+	if id := opt.Form; id != "" {
+		f, ok, err := db.GetForm(id)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &OptionError{Option: "form", Err: fmt.Errorf("%s: no such form in %s (see `dwcrawl forms --dir %s`)", id, db.Dir(), db.Dir())}
+		}
+		vars, err := surface.FormVars(f)
+		if err != nil {
+			return nil, &OptionError{Err: err}
+		}
+		vals := url.Values{}
+		for k, v := range vars {
+			vals.Set(k, v)
+		}
+		spec, name = "keyword/htmlform?"+vals.Encode(), "form:"+id
+		if fo, stop, ok, err := testbedFetch(db); err != nil {
+			return nil, err
+		} else if ok {
+			fetchOpt, closeWeb = &fo, stop
+		}
+	}
+	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
+		base := strings.TrimSuffix(strings.TrimRight(spec, "/"), "/api/search")
+		s, err := keyword.NewAPISearcher(base)
+		if err != nil {
+			return nil, &OptionError{Err: err}
+		}
+		s.Client = &http.Client{Timeout: time.Minute}
+		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), opt.MaxRequests), name: base, close: func() {}}, nil
+	}
+	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, fetchOpt, opt.PluginDirs...)
+	if err != nil {
+		closeWeb()
+		return nil, err
+	}
+	info := kp.Info()
+	if opt.Form == "" {
+		name, _, _ = strings.Cut(spec, "?")
+	}
+	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close(); closeWeb() }}, nil
+}
+
+// testbedFetch serves again the simulated web a testbed crawl of db ran on
+// (recorded by the crawl) and returns fetcher options that reach it; ok is
+// false for a crawl of the real web.
+func testbedFetch(db *store.DB) (fo fetch.Options, stop func(), ok bool, err error) {
+	raw, ok, err := db.Testbed()
+	if err != nil || !ok {
+		return fo, nil, false, err
+	}
+	cfg, err := simweb.ParseConfig(raw)
+	if err != nil {
+		return fo, nil, false, fmt.Errorf("%s: the recorded simulated web config: %w", db.Dir(), err)
+	}
+	w, err := simweb.New(cfg)
+	if err != nil {
+		return fo, nil, false, fmt.Errorf("simulated web: %w", err)
+	}
+	srv, err := w.Listen("127.0.0.1:0", simweb.ServeOptions{})
+	if err != nil {
+		return fo, nil, false, fmt.Errorf("serving the simulated web: %w", err)
+	}
+	fo = simweb.FetchOptions(fetch.DefaultOptions(), w, srv.Addr)
+	fo.Retries = 0 // the plugin adapter retries
+	return fo, func() { srv.Close() }, true, nil
+}
+
+// surfaceProgress prints a progress line at most once a second.
+type surfaceProgress struct {
+	w    io.Writer
+	last time.Time
+	pend *surface.Progress
+}
+
+func (p *surfaceProgress) report(pr surface.Progress) {
+	if p.w == nil {
+		return
+	}
+	if time.Since(p.last) < time.Second {
+		p.pend = &pr
+		return
+	}
+	p.print(pr)
+}
+
+func (p *surfaceProgress) print(pr surface.Progress) {
+	p.last, p.pend = time.Now(), nil
+	cov := "?"
+	if !math.IsNaN(pr.Coverage) {
+		cov = fmt.Sprintf("%.1f%% of ~%.0f", 100*pr.Coverage, pr.EstSize)
+	}
+	total := "?"
+	if pr.Last.Total >= 0 {
+		total = fmt.Sprint(pr.Last.Total)
+	}
+	line := fmt.Sprintf("surface: %d queries, %d records (est. coverage %s); last %q: %d of %s results, %d new",
+		pr.Queries, pr.Docs, cov, pr.Last.Query, pr.Last.Returned, total, pr.Last.New)
+	if pr.Last.Error != "" {
+		line += " (error: " + pr.Last.Error + ")"
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *surfaceProgress) done() {
+	if p.pend != nil && p.w != nil {
+		p.print(*p.pend)
+	}
+}
