@@ -2,11 +2,9 @@ package text
 
 import (
 	"hash/maphash"
-	"strings"
 	"sync"
 
-	"github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/english"
+	"github.com/kljensen/snowball/english"
 )
 
 // stemCache memoises stems: crawls see the same few thousand words millions
@@ -51,7 +49,7 @@ func Stem(w string) string {
 	if ok {
 		return s
 	}
-	s = stem(w)
+	s = english.Stem(w, false)
 	sh.mu.Lock()
 	if len(sh.m) >= stemShardMax {
 		clear(sh.m)
@@ -69,33 +67,3 @@ func hasDigit(w string) bool {
 	}
 	return false
 }
-
-// stem runs the Snowball English (Porter2) stemmer on the lower-cased word.
-// Words of two bytes or less and the English stop words are returned whole.
-func stem(w string) string {
-	w = strings.ToLower(strings.TrimSpace(w))
-	if len(w) <= 2 || stemStopWords[w] {
-		return w
-	}
-	env := snowballstem.NewEnv(w)
-	english.Stem(env)
-	return env.Current()
-}
-
-// stemStopWords are the English stop words of NLTK's list, which Stem leaves
-// unstemmed ("does" stays "does", not "doe"), as the stemmer package used
-// before (kljensen/snowball) did: the stems of stored feature spaces and
-// trained models stay the same.
-var stemStopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because
-		been before being below between both but by can did do does doing don down during each few for from
-		further had has have having he her here hers herself him himself his how i if in into is it its itself
-		just me more most my myself no nor not now of off on once only or other our ours ourselves out over own
-		s same she should so some such t than that the their theirs them themselves then there these they this
-		those through to too under until up very was we were what when where which while who whom why will with
-		you your yours yourself yourselves`) {
-		m[w] = true
-	}
-	return m
-}()

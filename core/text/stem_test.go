@@ -14,23 +14,6 @@ func TestStem(t *testing.T) {
 		{"mp3", "mp3"},
 		{"2010s", "2010s"},
 		{"the", "the"},
-		// stop words stay whole even where Porter2 would change them
-		{"does", "does"},
-		{"ourselves", "ourselves"},
-		{"very", "very"},
-		{"having", "having"},
-		// Porter2 (the Snowball English stemmer's published examples)
-		{"generously", "generous"},
-		{"consignment", "consign"},
-		{"knightly", "knight"},
-		{"skies", "sky"},
-		{"dying", "die"},
-		{"news", "news"},
-		{"succeeding", "succeed"},
-		{"communication", "communic"},
-		{"arsenal", "arsenal"},
-		{"ab", "ab"},
-		{"Cars", "car"},
 	}
 	for _, tt := range tests {
 		for i := 0; i < 2; i++ { // the second call is served by the cache
