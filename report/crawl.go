@@ -172,6 +172,20 @@ func readEnrich(db *store.DB) (*EnrichRun, error) {
 	return run, nil
 }
 
+// FromCrawl reports on a crawl database that is already open (a server
+// showing a running crawl), its runs labelled label.
+func FromCrawl(ctx context.Context, label string, db *store.DB) (*Report, error) {
+	d, err := ReadCrawl(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("report: %s: %w", db.Dir(), err)
+	}
+	b := newBuilder(false)
+	if err := b.addCrawl(db.Dir(), label, d); err != nil {
+		return nil, err
+	}
+	return b.report([]string{db.Dir()}), nil
+}
+
 // loadCrawl reads a crawl directory into the report.
 func (b *builder) loadCrawl(dir, label string) error {
 	db, err := store.Open(dir, store.Options{})
@@ -186,6 +200,11 @@ func (b *builder) loadCrawl(dir, label string) error {
 	if err != nil {
 		return fmt.Errorf("report: %s: %w", dir, err)
 	}
+	return b.addCrawl(dir, label, d)
+}
+
+// addCrawl adds a crawl directory's curves and table rows.
+func (b *builder) addCrawl(dir, label string, d *CrawlData) error {
 	found := false
 	if d.Pages > 0 {
 		found = true

@@ -61,13 +61,22 @@ func Load(inputs ...string) (*Report, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("report: no input")
 	}
-	b := &builder{figs: map[string]*Figure{}, tables: map[string]*Table{}, multi: len(inputs) > 1}
+	b := newBuilder(len(inputs) > 1)
 	labels := runLabels(inputs)
 	for i, in := range inputs {
 		if err := b.load(in, labels[i]); err != nil {
 			return nil, err
 		}
 	}
+	return b.report(inputs), nil
+}
+
+func newBuilder(multi bool) *builder {
+	return &builder{figs: map[string]*Figure{}, tables: map[string]*Table{}, multi: multi}
+}
+
+// report orders what was gathered.
+func (b *builder) report(inputs []string) *Report {
 	r := &Report{Title: "dwcrawl report", Inputs: inputs}
 	for _, k := range sortedKeys(b.figs) {
 		f := b.figs[k]
@@ -81,7 +90,7 @@ func Load(inputs ...string) (*Report, error) {
 	for _, k := range sortedKeys(b.tables) {
 		r.Tables = append(r.Tables, b.tables[k])
 	}
-	return r, nil
+	return r
 }
 
 // builder collects figures and tables by key.

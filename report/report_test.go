@@ -99,6 +99,23 @@ func crawlFixture(t *testing.T) string {
 	return dir
 }
 
+// TestFromCrawl reports on a database the caller holds open, as a server
+// does while a crawl runs.
+func TestFromCrawl(t *testing.T) {
+	db, err := store.Open(crawlFixture(t), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r, err := FromCrawl(t.Context(), "live", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Figures) != 4 || r.Figures[0].Series[0].Label != "live" || r.Tables[0].Rows[0][1] != "60" {
+		t.Errorf("figures %d, first %+v, tables %+v", len(r.Figures), r.Figures[0], r.Tables)
+	}
+}
+
 func TestReadCrawl(t *testing.T) {
 	dir := crawlFixture(t)
 	db, err := store.Open(dir, store.Options{})
