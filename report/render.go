@@ -200,7 +200,6 @@ th { background: #f3f3f3; }
 .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(32em, 1fr)); gap: 1em; }
 figure { margin: 0; }
 figure svg { width: 100%; height: auto; }
-figcaption { font-weight: bold; }
 details table { font-size: 0.8em; }
 </style>
 </head>
@@ -215,8 +214,7 @@ details table { font-size: 0.8em; }
 {{end}}</table>
 {{end}}<h2>Plots</h2>
 <div class="figures">
-{{range .Figures}}<figure id="{{.Key}}">
-<figcaption>{{.Title}}</figcaption>
+{{range .Figures}}<figure id="{{.Key}}" title="{{.Title}}">
 {{.SVG}}
 <details><summary>data</summary>
 <table>

@@ -107,7 +107,7 @@ func TestReportCommand(t *testing.T) {
 // page.
 func figureSVG(t *testing.T, page []byte, id string) []byte {
 	t.Helper()
-	i := bytes.Index(page, []byte(`<figure id="`+id+`">`))
+	i := bytes.Index(page, []byte(`<figure id="`+id+`"`))
 	if i < 0 {
 		t.Fatalf("no figure %s", id)
 	}
