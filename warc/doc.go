@@ -42,12 +42,16 @@
 //     internetarchive/gowarc's root package pulls in uTLS, a DNS library,
 //     a SOCKS5 proxy, zstd/xz/brotli and a cache.
 //
-// Two gowarc defaults are avoided: its default file-name generator looks up
-// the machine's outbound IP address by dialling a public address, so Writer
-// names files itself (prefix-timestamp-serial-host.warc.gz, WARC 1.1 Annex
-// C); and its Close only logs errors, so Close rotates first, which returns
-// them. On the reading side gowarc parses the WARC headers and frames the
+// Where gowarc falls short it is worked around here: its default file-name
+// generator looks up the machine's outbound IP address by dialling a public
+// address, so Writer names files itself (prefix-timestamp-serial-host
+// .warc.gz, WARC 1.1 Annex C); its Close only logs errors, so Close rotates
+// first, which returns them; it sets a google/uuid package variable each
+// time it makes record options, a data race, so its calls are serialised.
+// On the reading side gowarc parses the WARC headers and frames the
 // records; gzip members, digests and HTTP messages are handled here so that
 // a broken file is reported rather than silently skipped (gowarc drains the
-// rest of a gzip member after the first record it holds).
+// rest of a gzip member after the first record it holds), and the parser is
+// shielded from what makes it panic (a short version line) or loop forever
+// (a reader failing with anything but io.EOF). FuzzReader keeps it so.
 package warc
