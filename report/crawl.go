@@ -1,0 +1,254 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/core/surface"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// CrawlData is what a crawl directory holds for the report.
+type CrawlData struct {
+	// Counters are the crawl's counters (crawl.pages, crawl.sites…).
+	Counters map[string]int64
+	// Pages is the number of pages fetched (the crawl.pages counter, or the
+	// last page that found a form if it is higher).
+	Pages int64
+	// Forms and DeepSites are the harvest curves, relevant searchable forms
+	// and sites with one against pages fetched: steps at each page that
+	// found some, from (0, 0) to (Pages, total).
+	Forms, DeepSites []Point
+	// Searchable counts the searchable forms recorded.
+	Searchable int
+	// Surfacing is the documents-per-query curve of each surfaced source.
+	Surfacing map[string]SurfaceRun
+	// Enrichment is the enrichment journal's coverage, when there is one.
+	Enrichment *EnrichRun
+}
+
+// SurfaceRun is one surfaced source: documents after each query.
+type SurfaceRun struct {
+	Docs []Point // (query number, documents downloaded)
+	Cost float64 // cumulative cost after the last query
+}
+
+// EnrichRun is an enrichment run: local records covered after each query.
+type EnrichRun struct {
+	Config  enrich.RunConfig
+	Covered []Point // (query number, records covered)
+}
+
+// ReadCrawl reads the report's data from an open crawl directory.
+func ReadCrawl(ctx context.Context, db *store.DB) (*CrawlData, error) {
+	d := &CrawlData{Surfacing: map[string]SurfaceRun{}}
+	var err error
+	if d.Counters, err = db.Counters("crawl."); err != nil {
+		return nil, err
+	}
+	var relevant []store.Form
+	err = db.ScanForms(func(f store.Form) error {
+		d.Searchable++
+		if f.Relevant {
+			relevant = append(relevant, f)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.Pages = d.Counters["crawl.pages"]
+	d.Forms, d.DeepSites = harvestCurves(relevant, &d.Pages)
+	sources, err := surface.Sources(db)
+	if err != nil {
+		return nil, err
+	}
+	for src := range sources {
+		run, err := readSurface(ctx, db, src)
+		if err != nil {
+			return nil, err
+		}
+		if len(run.Docs) > 0 {
+			d.Surfacing[src] = run
+		}
+	}
+	d.Enrichment, err = readEnrich(db)
+	return d, err
+}
+
+// harvestCurves builds the relevant-form and deep-site curves from the
+// relevant forms (each knows the pages fetched when it was found); pages
+// is raised to the last form's page if the counter is behind.
+func harvestCurves(relevant []store.Form, pages *int64) (forms, sites []Point) {
+	sort.SliceStable(relevant, func(a, b int) bool { return relevant[a].PagesFetched < relevant[b].PagesFetched })
+	firstSite := map[string]bool{}
+	var siteAt []int
+	for _, f := range relevant {
+		if !firstSite[f.Site] {
+			firstSite[f.Site] = true
+			siteAt = append(siteAt, f.PagesFetched)
+		}
+	}
+	formAt := make([]int, len(relevant))
+	for i, f := range relevant {
+		formAt[i] = f.PagesFetched
+	}
+	if n := len(formAt); n > 0 && int64(formAt[n-1]) > *pages {
+		*pages = int64(formAt[n-1])
+	}
+	return cumulative(formAt, *pages), cumulative(siteAt, *pages)
+}
+
+// cumulative turns sorted event positions into a step curve of the count:
+// from (0, 0), at each position where events happened a vertical step from
+// the count before to the count after, and a last point at (end, total).
+func cumulative(at []int, end int64) []Point {
+	pts := []Point{{0, 0}}
+	for i, x := range at {
+		if i+1 < len(at) && at[i+1] == x {
+			continue // the last event at x gives the count there
+		}
+		if x == 0 {
+			pts[0].Y = float64(i + 1)
+			continue
+		}
+		prev := pts[len(pts)-1].Y
+		pts = append(pts, Point{float64(x), prev}, Point{float64(x), float64(i + 1)})
+	}
+	if last := pts[len(pts)-1]; end > int64(last.X) {
+		pts = append(pts, Point{float64(end), last.Y})
+	}
+	return pts
+}
+
+// readSurface replays a source's surfacing journal.
+func readSurface(ctx context.Context, db *store.DB, src string) (SurfaceRun, error) {
+	var run SurfaceRun
+	j := &surface.StoreJournal{DB: db, Source: src}
+	err := j.Replay(ctx, func(e surface.Entry) error {
+		run.Docs = append(run.Docs, Point{float64(e.Log.N), float64(e.Log.Docs)})
+		run.Cost = e.Log.CumCost
+		return nil
+	})
+	if err != nil {
+		return run, fmt.Errorf("surfacing journal of %s: %w", src, err)
+	}
+	return run, nil
+}
+
+// readEnrich reads the enrichment journal, nil when there is none.
+func readEnrich(db *store.DB) (*EnrichRun, error) {
+	run := &EnrichRun{Covered: []Point{{0, 0}}}
+	found := false
+	err := db.ScanJSON(enrich.TagEnrichRun, nil, func(_, v []byte) error {
+		found = true
+		if err := json.Unmarshal(v, &run.Config); err != nil {
+			return fmt.Errorf("enrichment run: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	covered := 0
+	err = db.ScanJSON(enrich.TagEnrichLog, nil, func(_, v []byte) error {
+		found = true
+		var e enrich.Entry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return fmt.Errorf("enrichment journal: %w", err)
+		}
+		covered += e.New
+		run.Covered = append(run.Covered, Point{float64(e.N), float64(covered)})
+		return nil
+	})
+	if err != nil || !found {
+		return nil, err
+	}
+	return run, nil
+}
+
+// FromCrawl reports on a crawl database that is already open (a server
+// showing a running crawl), its runs labelled label.
+func FromCrawl(ctx context.Context, label string, db *store.DB) (*Report, error) {
+	d, err := ReadCrawl(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("report: %s: %w", db.Dir(), err)
+	}
+	b := newBuilder(false)
+	if err := b.addCrawl(db.Dir(), label, d); err != nil {
+		return nil, err
+	}
+	return b.report([]string{db.Dir()}), nil
+}
+
+// loadCrawl reads a crawl directory into the report.
+func (b *builder) loadCrawl(dir, label string) error {
+	db, err := store.Open(dir, store.Options{})
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return fmt.Errorf("report: %s is in use (a crawl running on it?): %w", dir, err)
+		}
+		return fmt.Errorf("report: %w", err)
+	}
+	defer db.Close()
+	d, err := ReadCrawl(context.Background(), db)
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", dir, err)
+	}
+	return b.addCrawl(dir, label, d)
+}
+
+// addCrawl adds a crawl directory's curves and table rows.
+func (b *builder) addCrawl(dir, label string, d *CrawlData) error {
+	found := false
+	if d.Pages > 0 {
+		found = true
+		f := b.figure("harvest-forms", "Relevant forms vs pages fetched", "pages fetched", "relevant searchable forms")
+		f.Series = append(f.Series, Series{label, d.Forms})
+		f = b.figure("harvest-sites", "Deep sites vs pages fetched", "pages fetched", "deep sites")
+		f.Series = append(f.Series, Series{label, d.DeepSites})
+		rel := int(d.Forms[len(d.Forms)-1].Y)
+		t := b.table("crawl", "Crawls", "run", "pages", "failed", "sites", "relevant sites", "deep sites", "forms", "searchable", "relevant", "harvest rate")
+		t.Rows = append(t.Rows, []string{label, itoa64(d.Pages), itoa64(d.Counters["crawl.failed"]), itoa64(d.Counters["crawl.sites"]),
+			itoa64(d.Counters["crawl.sites.relevant"]), strconv.Itoa(int(d.DeepSites[len(d.DeepSites)-1].Y)), itoa64(d.Counters["crawl.forms"]),
+			strconv.Itoa(d.Searchable), strconv.Itoa(rel), ratio(float64(rel), float64(d.Pages))})
+	}
+	for _, src := range sortedKeys(d.Surfacing) {
+		found = true
+		run := d.Surfacing[src]
+		f := b.figure("surface-docs", "Surfacing: documents downloaded vs queries", "queries", "documents downloaded")
+		f.Series = append(f.Series, Series{seriesLabel(label, src), run.Docs})
+		last := run.Docs[len(run.Docs)-1]
+		t := b.table("surface", "Surfacing", "run", "source", "queries", "documents", "cost")
+		t.Rows = append(t.Rows, []string{label, src, ftoa(last.X), ftoa(last.Y), ftoa(run.Cost)})
+	}
+	if e := d.Enrichment; e != nil {
+		found = true
+		f := b.figure("enrich-covered", "Enrichment: local records covered vs queries", "queries", "local records covered")
+		f.Series = append(f.Series, Series{seriesLabel(label, string(e.Config.Method)), e.Covered})
+		last := e.Covered[len(e.Covered)-1]
+		t := b.table("enrich", "Enrichment", "run", "method", "local table", "k", "queries", "covered")
+		t.Rows = append(t.Rows, []string{label, string(e.Config.Method), e.Config.Local, strconv.Itoa(e.Config.K), ftoa(last.X), ftoa(last.Y)})
+	}
+	if !found {
+		return fmt.Errorf("report: %s: no pages fetched, no surfacing or enrichment journal: %w", dir, ErrNoData)
+	}
+	return nil
+}
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// ratio formats a/b with four decimals ("" when b is 0).
+func ratio(a, b float64) string {
+	if b == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(a/b, 'f', 4, 64)
+}
