@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -49,13 +50,16 @@ func TestMemoryLimitHostile(t *testing.T) {
 		{"json decode", "local n = string.rep('[1,2,3,4,5,6,7,8],', 20000)\nlocal t = {}\nfor i = 1, 100 do t[i] = dw.json.decode('[' .. n .. '0]') end\n", 3, "dw.json.decode: memory limit", false},
 		{"json nesting", "return dw.json.decode(string.rep('[', 100000))\n", 1, "nested deeper than 100 levels", true},
 		{"varargs down the stack", "local function build()\n  local t = {}\n  for i = 1, 100000 do t[i] = i end\n  return t\nend\nlocal function f(n, ...)\n  if n == 0 then return select('#', ...) end\n  local r = f(n - 1, build(), ...)\n  return r\nend\nreturn f(100)\n", 0, "memory limit", false},
+		{"hostile profile", "return dw.domain{\n  name = 'x',\n  seeds = (function()\n    local t = {}\n    while true do t[#t + 1] = 'http://x.example/' .. #t end\n  end)(),\n}\n", 5, "memory limit", false},
+		{"hostile helper module", "local m = require('hog')\nreturn m\n", 0, "memory limit", false},
 		{"pcall can't swallow", "local t = {}\nwhile true do\n  pcall(function() t[#t + 1] = string.rep('x', 1048576) end)\nend\n", 0, "memory limit", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Single strings may be as large as the limit, so that the
 			// memory limit, not the string cap, stops these scripts.
-			p := NewPool(Options{MemoryLimit: limit, MaxStringBytes: 4 * limit, CallTimeout: 20 * time.Second})
+			mods := fstest.MapFS{"hog.lua": {Data: []byte("local t = {}\nfor i = 1, 1e8 do t[i] = { i } end\nreturn t\n")}}
+			p := NewPool(Options{MemoryLimit: limit, MaxStringBytes: 4 * limit, CallTimeout: 20 * time.Second, RequireFS: []NamedFS{{FS: mods, Prefix: "mods"}}})
 			defer p.Close()
 			c, err := Compile("hog.lua", []byte(tt.src))
 			if err != nil {
@@ -74,6 +78,9 @@ func TestMemoryLimitHostile(t *testing.T) {
 				t.Errorf("error does not wrap ErrMemoryLimit: %v", err)
 			}
 			se := asError(t, err)
+			if tt.name == "hostile helper module" {
+				se.File = strings.TrimPrefix(se.File, "mods/") // the module's own file
+			}
 			if se.File != "hog.lua" || se.Line == 0 || (tt.line != 0 && se.Line != tt.line) {
 				t.Errorf("position %s:%d, want hog.lua:%d", se.File, se.Line, tt.line)
 			}
