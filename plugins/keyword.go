@@ -7,7 +7,7 @@ package plugins
 //
 //	dw.plugin{
 //	  kind = "keyword", name = "<name>", version = "1.0.0", description = "...",
-//	  env  = { "DBLP_API_URL" },  -- environment variables it reads (documentation)
+//	  env  = { "DBLP_API_URL" },  -- the only variables dw.env may read (with the vars' env)
 //	  vars = {                    -- optional: the variables it accepts (KeywordOptions.Vars)
 //	    url    = { env = "DBLP_API_URL", default = "https://dblp.org/search/publ/api", help = "..." },
 //	    action = { required = true, help = "..." },
@@ -46,15 +46,16 @@ package plugins
 // ones.
 //
 // The adapter, not the plugin, handles failures: rate limits and unavailable
-// services are retried after retry_after or an exponential backoff, a raised
-// Lua error is retried as transient, search calls are counted against the
-// query budget, and calls are paced by the minimum interval.
+// services are retried after retry_after or an exponential backoff with
+// jitter (package retry), a raised Lua error is retried as transient (but
+// the memory limit), search calls are counted against the query budget, and
+// calls are paced by the minimum interval. The table and every result are
+// decoded strictly, as for search plugins.
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -62,7 +63,6 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/script"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // KeywordRecord is one record of a hidden database.
@@ -129,6 +129,10 @@ type KeywordOptions struct {
 	// Backoff is the first wait before a retry (doubling up to MaxBackoff)
 	// when the plugin gives no retry_after; defaults 1s and 30s.
 	Backoff, MaxBackoff time.Duration
+	// Jitter is the random fraction of each backoff wait (see
+	// retry.Policy): 0 means half, negative none; Seed seeds it.
+	Jitter float64
+	Seed   uint64
 	// MaxRetryAfter is the longest retry_after honoured (default 2m).
 	MaxRetryAfter time.Duration
 	// Logger receives a warning per failed attempt; nil means slog.Default().
@@ -136,6 +140,72 @@ type KeywordOptions struct {
 	// Vars are the plugin's variables (a base URL, a form's action ...);
 	// each must be declared by the plugin.
 	Vars map[string]string
+}
+
+// callOptions are the options in the form the adapters' caller takes.
+func (o KeywordOptions) callOptions() callOptions {
+	return SearchOptions{Budget: o.Budget, MinInterval: o.MinInterval, Retries: o.Retries, Backoff: o.Backoff,
+		MaxBackoff: o.MaxBackoff, Jitter: o.Jitter, Seed: o.Seed, MaxRetryAfter: o.MaxRetryAfter, Logger: o.Logger}.callOptions()
+}
+
+// keywordDecl is the table a keyword plugin returns (the contract above).
+type keywordDecl struct {
+	header
+	Vars        map[string]varDecl `lua:"vars"`
+	K           *int               `lua:"k"`
+	PageSize    *int               `lua:"page_size"`
+	Conjunctive *bool              `lua:"conjunctive"`
+	StopWords   bool               `lua:"stopwords"`
+	MinInterval *float64           `lua:"min_interval"`
+	Search      script.Func        `lua:"search"`
+	Fetch       script.Func        `lua:"fetch"`
+	Check       script.Func        `lua:"check"`
+}
+
+// varDecl is one entry of vars: {help=, env=, default=, required=}, or a
+// help string.
+type varDecl struct {
+	Help     string `lua:"help"`
+	Env      string `lua:"env"`
+	Default  string `lua:"default"`
+	Required bool   `lua:"required"`
+}
+
+// UnmarshalText reads the shorthand note = "help text".
+func (v *varDecl) UnmarshalText(b []byte) error {
+	v.Help = string(b)
+	return nil
+}
+
+// check validates the values the decoder can't.
+func (d *keywordDecl) check(c *script.Chunk) error {
+	if !d.Search.Defined() {
+		return c.Errorf("search", "a keyword plugin must define search = function(query, page, vars) ... end")
+	}
+	for key, n := range map[string]*int{"k": d.K, "page_size": d.PageSize} {
+		if n != nil && *n < 1 {
+			return c.Errorf(key, "must be a positive integer, got %d", *n)
+		}
+	}
+	for _, v := range d.vars() {
+		if !varNameRe.MatchString(v.Name) {
+			return c.Errorf("vars."+v.Name, "variable names are lower-case identifiers, got %q", v.Name)
+		}
+		if v.Env != "" && !envNameRe.MatchString(v.Env) {
+			return c.Errorf("vars."+v.Name+".env", "expected the name of an environment variable, got %q", v.Env)
+		}
+	}
+	return checkInterval(c, d.MinInterval)
+}
+
+// vars lists the declared variables, sorted by name.
+func (d *keywordDecl) vars() []KeywordVar {
+	out := make([]KeywordVar, 0, len(d.Vars))
+	for name, v := range d.Vars {
+		out = append(out, KeywordVar{Name: name, Help: v.Help, Env: v.Env, Default: v.Default, Required: v.Required})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // KeywordInterface runs a keyword plugin: Search and Fetch with retries,
@@ -169,111 +239,35 @@ func OpenKeywordInterface(ctx context.Context, pool *script.Pool, ref string, op
 	return ki, nil
 }
 
-// NewKeywordInterface wraps a loaded keyword plugin, checking the optional
-// parts of the contract and resolving its variables. The interface owns p
-// from now on: Close closes it.
+// NewKeywordInterface wraps a loaded keyword plugin, resolving its
+// variables. The interface owns p from now on: Close closes it.
 func NewKeywordInterface(p *Plugin, opt KeywordOptions) (*KeywordInterface, error) {
-	pol := newPolicy(opt.Budget, opt.MinInterval, opt.Retries, opt.Backoff, opt.MaxBackoff, opt.MaxRetryAfter, opt.Logger)
-	c, err := newCaller(p, "keyword", pol, "fetch", "check")
+	var own time.Duration
+	if p != nil && p.keyword != nil {
+		own = interval(p.keyword.MinInterval)
+	}
+	c, err := newCaller(p, "keyword", own, opt.callOptions())
 	if err != nil {
 		return nil, err
 	}
+	d := p.keyword
 	ki := &KeywordInterface{caller: c}
-	info := KeywordInfo{Info: p.Info, Conjunctive: true, MinInterval: c.interval, Env: append([]string(nil), c.env...)}
-	_, info.Fetch = p.Func("fetch")
-	for key, dst := range map[string]*int{"k": &info.K, "page_size": &info.PageSize} {
-		if n, ok := p.Field(key).(lua.LNumber); ok { // type and range checked by Load
-			*dst = int(n)
-		}
+	info := KeywordInfo{Info: p.Info, Conjunctive: true, StopWords: d.StopWords, Fetch: d.Fetch.Defined(),
+		MinInterval: c.interval, Env: p.Env(), Vars: d.vars()}
+	if d.K != nil {
+		info.K = *d.K
 	}
-	for key, dst := range map[string]*bool{"conjunctive": &info.Conjunctive, "stopwords": &info.StopWords} {
-		switch x := p.Field(key).(type) {
-		case *lua.LNilType:
-		case lua.LBool:
-			*dst = bool(x)
-		default:
-			return nil, p.chunk.Errorf(key, "expected boolean, got %s", x.Type())
-		}
+	if d.PageSize != nil {
+		info.PageSize = *d.PageSize
 	}
-	if info.Vars, err = declaredVars(p); err != nil {
-		return nil, err
-	}
-	for _, v := range info.Vars {
-		if v.Env != "" && !contains(info.Env, v.Env) {
-			info.Env = append(info.Env, v.Env)
-		}
+	if d.Conjunctive != nil {
+		info.Conjunctive = *d.Conjunctive
 	}
 	ki.info = info
 	if ki.vars, err = resolveVars(p, info.Vars, opt.Vars); err != nil {
 		return nil, &Error{Plugin: c.ref, Op: "open", Code: CodeConfig, Err: err}
 	}
 	return ki, nil
-}
-
-// declaredVars reads the plugin's vars table.
-func declaredVars(p *Plugin) ([]KeywordVar, error) {
-	c := p.chunk
-	var out []KeywordVar
-	switch x := p.Field("vars").(type) {
-	case *lua.LNilType:
-		return nil, nil
-	case *lua.LTable:
-		var err error
-		x.ForEach(func(k, v lua.LValue) {
-			if err != nil {
-				return
-			}
-			name, ok := k.(lua.LString)
-			if !ok || !varNameRe.MatchString(string(name)) {
-				err = c.Errorf("vars", "variable names are lower-case identifiers, got %s", k.String())
-				return
-			}
-			var kv KeywordVar
-			kv, err = declaredVar(c, string(name), v)
-			out = append(out, kv)
-		})
-		if err != nil {
-			return nil, err
-		}
-	default:
-		return nil, c.Errorf("vars", "expected a table of variables, got %s", x.Type())
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
-// declaredVar reads one entry of vars: a help string, or {help=, env=,
-// default=, required=}.
-func declaredVar(c *script.Chunk, name string, v lua.LValue) (KeywordVar, error) {
-	kv := KeywordVar{Name: name}
-	key := "vars." + name
-	switch x := v.(type) {
-	case lua.LString:
-		kv.Help = string(x)
-		return kv, nil
-	case *lua.LTable:
-	default:
-		return kv, c.Errorf(key, "expected a help string or {help=, env=, default=, required=}, got %s", v.Type())
-	}
-	err := eachKey(v.(*lua.LTable), key, "help, env, default, required", func(k string, v lua.LValue) (err error) {
-		switch k {
-		case "help":
-			kv.Help, err = optString(k, v)
-		case "env":
-			kv.Env, err = optString(k, v)
-		case "default":
-			kv.Default, err = optString(k, v)
-		case "required":
-			kv.Required, err = optBool(k, v)
-		default:
-			err = fmt.Errorf("unknown key %q (want help, env, default, required)", k)
-		}
-		return err
-	})
-	if err != nil {
-		return kv, c.Errorf(key, "%v", err)
-	}
-	return kv, nil
 }
 
 // resolveVars gives every declared variable its value: the caller's, else
@@ -291,10 +285,10 @@ func resolveVars(p *Plugin, decl []KeywordVar, given map[string]string) (map[str
 			if len(names) > 0 {
 				known = strings.Join(names, ", ")
 			}
-			return nil, p.chunk.Errorf("vars", "the plugin has no variable %q (it accepts: %s)", name, known)
+			return nil, p.inst.Chunk().Errorf("vars", "the plugin has no variable %q (it accepts: %s)", name, known)
 		}
 	}
-	env := p.pool.Options().Env
+	env := p.lookupEnv
 	out := make(map[string]string, len(decl))
 	for _, v := range decl {
 		val := given[v.Name]
@@ -312,20 +306,11 @@ func resolveVars(p *Plugin, decl []KeywordVar, given map[string]string) (map[str
 			if v.Help != "" {
 				msg += ": " + v.Help
 			}
-			return nil, p.chunk.Errorf("vars."+v.Name, "%s", msg)
+			return nil, p.inst.Chunk().Errorf("vars."+v.Name, "%s", msg)
 		}
 		out[v.Name] = val
 	}
 	return out, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Info describes the interface: the plugin, its limits and variables.
@@ -353,17 +338,14 @@ func (ki *KeywordInterface) Stats() Stats { return ki.statsNow() }
 // Close releases the plugin's state; later calls fail.
 func (ki *KeywordInterface) Close() { ki.close() }
 
-// varsTable builds the vars argument (a fresh table per call: a plugin may
-// change it). ki.mu must be held and the interface open.
-func (ki *KeywordInterface) varsTable() lua.LValue {
-	if ki.closed {
-		return lua.LNil
-	}
-	tb := ki.p.L.CreateTable(0, len(ki.vars))
+// varsArg is the vars argument: a copy of the resolved values (the plugin
+// gets a fresh table per call and may change it).
+func (ki *KeywordInterface) varsArg() map[string]string {
+	out := make(map[string]string, len(ki.vars))
 	for k, v := range ki.vars {
-		tb.RawSetString(k, lua.LString(v))
+		out[k] = v
 	}
-	return tb
+	return out
 }
 
 // Check asks the plugin whether it is usable without sending a query (its
@@ -371,7 +353,7 @@ func (ki *KeywordInterface) varsTable() lua.LValue {
 func (ki *KeywordInterface) Check(ctx context.Context) error {
 	ki.mu.Lock()
 	defer ki.mu.Unlock()
-	return ki.check(ctx, ki.varsTable())
+	return ki.check(ctx, ki.varsArg())
 }
 
 // Search sends query and returns its result page page (from 1).
@@ -381,18 +363,23 @@ func (ki *KeywordInterface) Search(ctx context.Context, query string, page int) 
 	defer ki.mu.Unlock()
 	r := request{op: "search", key: "search", query: query, page: page}
 	if !ki.closed {
-		r.fn, _ = ki.p.Func("search")
-		r.args = []lua.LValue{lua.LString(query), lua.LNumber(page), ki.varsTable()}
+		r.fn, _ = ki.p.fn("search")
+		r.args = []any{query, page, ki.varsArg()}
 	}
 	var kp KeywordPage
-	err := ki.run(ctx, r, func(tb *lua.LTable) (int, error) {
-		var lim limits
-		var err error
-		kp, lim, err = decodeKeywordPage(tb)
-		if err == nil {
-			ki.learn(lim)
+	err := ki.run(ctx, r, func(v script.Value) (*errorReply, int, error) {
+		var rep keywordReply
+		if err := v.Decode(&rep); err != nil {
+			return nil, 0, err
 		}
-		return len(kp.Records), err
+		if rep.Error != "" {
+			return &rep.errorReply, 0, nil
+		}
+		var err error
+		if kp, err = rep.page(); err == nil {
+			ki.learn(rep)
+		}
+		return nil, len(kp.Records), err
 	})
 	if err != nil {
 		return KeywordPage{Total: -1}, err
@@ -401,14 +388,14 @@ func (ki *KeywordInterface) Search(ctx context.Context, query string, page int) 
 }
 
 // learn records the limits a site reported.
-func (ki *KeywordInterface) learn(lim limits) {
+func (ki *KeywordInterface) learn(rep keywordReply) {
 	ki.infoMu.Lock()
 	defer ki.infoMu.Unlock()
-	if lim.k > 0 {
-		ki.info.K = lim.k
+	if rep.K != nil {
+		ki.info.K = *rep.K
 	}
-	if lim.pageSize > 0 {
-		ki.info.PageSize = lim.pageSize
+	if rep.PageSize != nil {
+		ki.info.PageSize = *rep.PageSize
 	}
 }
 
@@ -425,19 +412,26 @@ func (ki *KeywordInterface) Fetch(ctx context.Context, rec KeywordRecord) (Keywo
 	r := request{op: "fetch", key: "fetch", query: subject, free: true}
 	if !ki.closed {
 		var ok bool
-		if r.fn, ok = ki.p.Func("fetch"); !ok {
-			return rec, &Error{Plugin: ki.ref, Op: r.op, Query: subject, Code: CodeUnsupported, Err: ki.posError(nil, "fetch", "the plugin has no fetch function")}
+		if r.fn, ok = ki.p.fn("fetch"); !ok {
+			return rec, &Error{Plugin: ki.ref, Op: r.op, Query: subject, Code: CodeUnsupported, Err: ki.posError(r.fn, "fetch", "the plugin has no fetch function")}
 		}
-		r.args = []lua.LValue{recordTable(ki.p.L, rec), ki.varsTable()}
+		r.args = []any{recordArg{ID: rec.ID, URL: rec.URL, Text: rec.Text, Fields: rec.Fields}, ki.varsArg()}
 	}
 	out := rec
-	err := ki.run(ctx, r, func(tb *lua.LTable) (int, error) {
-		got, err := decodeRecord("record", tb)
+	err := ki.run(ctx, r, func(v script.Value) (*errorReply, int, error) {
+		var rep fetchReply
+		if err := v.Decode(&rep); err != nil {
+			return nil, 0, err
+		}
+		if rep.Error != "" {
+			return &rep.errorReply, 0, nil
+		}
+		got, err := rep.recordItem.record("record")
 		if err != nil {
-			return 0, err
+			return nil, 0, err
 		}
 		out = mergeRecord(rec, got)
-		return 1, nil
+		return nil, 1, nil
 	})
 	if err != nil {
 		return rec, err
@@ -445,20 +439,13 @@ func (ki *KeywordInterface) Fetch(ctx context.Context, rec KeywordRecord) (Keywo
 	return out, nil
 }
 
-// recordTable is rec as the Lua table fetch receives.
-func recordTable(L *lua.LState, rec KeywordRecord) *lua.LTable {
-	tb := L.CreateTable(0, 4)
-	tb.RawSetString("id", lua.LString(rec.ID))
-	if rec.URL != "" {
-		tb.RawSetString("url", lua.LString(rec.URL))
-	}
-	tb.RawSetString("text", lua.LString(rec.Text))
-	f := L.CreateTable(0, len(rec.Fields))
-	for k, v := range rec.Fields {
-		f.RawSetString(k, lua.LString(v))
-	}
-	tb.RawSetString("fields", f)
-	return tb
+// recordArg is a record as the table fetch receives ({id=, url=, text=,
+// fields=}; no url when it has none).
+type recordArg struct {
+	ID     string            `lua:"id"`
+	URL    string            `lua:"url,omitempty"`
+	Text   string            `lua:"text"`
+	Fields map[string]string `lua:"fields"`
 }
 
 // mergeRecord completes old with what fetch returned.
@@ -486,66 +473,77 @@ func mergeRecord(old, got KeywordRecord) KeywordRecord {
 	return out
 }
 
-// limits are the k and page size a result page reported.
-type limits struct{ k, pageSize int }
-
-// decodeKeywordPage reads {records=, total=, next=, k=, page_size=}
-// strictly.
-func decodeKeywordPage(tb *lua.LTable) (KeywordPage, limits, error) {
-	var kp KeywordPage
-	var lim limits
-	var err error
-	kp.Next, kp.Total, err = decodePage(tb, "records", func(v lua.LValue) (err error) {
-		kp.Records, err = decodeList("records", "{id=, url=, fields=, text=}", v, func(key string, tb *lua.LTable) (KeywordRecord, string, error) {
-			r, err := decodeRecord(key, tb)
-			if err == nil && r.ID == "" {
-				err = fmt.Errorf("%s: needs an id or a url", key)
-			}
-			return r, r.ID, err
-		})
-		return err
-	},
-		pageKey{"k", func(v lua.LValue) (err error) { lim.k, err = positive("k", v); return err }},
-		pageKey{"page_size", func(v lua.LValue) (err error) { lim.pageSize, err = positive("page_size", v); return err }})
-	if err != nil {
-		return KeywordPage{Total: -1}, limits{}, err
-	}
-	return kp, lim, nil
+// keywordReply is what search returns: a result page, with the limits the
+// site reports, or the error table.
+type keywordReply struct {
+	errorReply
+	Records  *[]recordItem `lua:"records"`
+	Total    *int          `lua:"total"`
+	Next     bool          `lua:"next"`
+	K        *int          `lua:"k"`
+	PageSize *int          `lua:"page_size"`
 }
 
-// positive reads a positive integer.
-func positive(key string, v lua.LValue) (int, error) {
-	n, ok := v.(lua.LNumber)
-	if !ok || n < 1 || float64(n) != math.Trunc(float64(n)) || n > math.MaxInt32 {
-		return 0, fmt.Errorf("%s: expected a positive integer, got %s", key, v.String())
-	}
-	return int(n), nil
+// fetchReply is what fetch returns: the record, or the error table.
+type fetchReply struct {
+	errorReply
+	recordItem
 }
 
-// decodeRecord reads {id=, url=, fields=, text=}; the id defaults to the
-// url and the text to the field values.
-func decodeRecord(key string, tb *lua.LTable) (KeywordRecord, error) {
-	var r KeywordRecord
-	err := eachKey(tb, key, "id, url, fields, text", func(k string, v lua.LValue) (err error) {
-		switch k {
-		case "id":
-			r.ID, err = scalar(key+".id", v)
-		case "url":
-			r.URL, err = optString(key+".url", v)
-			if r.URL = strings.TrimSpace(r.URL); err == nil && r.URL != "" && !webURL(r.URL) {
-				err = fmt.Errorf("%s.url: want an absolute http(s) URL, got %q", key, r.URL)
-			}
-		case "text":
-			r.Text, err = optString(key+".text", v)
-		case "fields":
-			r.Fields, err = decodeFields(key+".fields", v)
-		default:
-			err = fmt.Errorf("%s: unknown key %s (want id, url, fields, text)", key, k)
+// recordItem is a record as a plugin returns it; ids, fields and numbers
+// may be given as numbers or booleans (the "text" option).
+type recordItem struct {
+	ID     string            `lua:"id,text"`
+	URL    string            `lua:"url"`
+	Text   string            `lua:"text"`
+	Fields map[string]string `lua:"fields,text"`
+}
+
+// page checks a decoded result page: records present, every record with
+// an id or a url, counts in range. A record id repeated on the page is
+// kept once.
+func (rep *keywordReply) page() (KeywordPage, error) {
+	if rep.Records == nil {
+		return KeywordPage{}, resultf("records: missing (return records = {} when nothing matched)")
+	}
+	kp := KeywordPage{Next: rep.Next, Total: -1}
+	if rep.Total != nil {
+		if *rep.Total < 0 {
+			return KeywordPage{}, resultf("total: expected a non-negative integer or nil, got %d", *rep.Total)
 		}
-		return err
-	})
-	if err != nil {
-		return r, err
+		kp.Total = *rep.Total
+	}
+	for key, n := range map[string]*int{"k": rep.K, "page_size": rep.PageSize} {
+		if n != nil && *n < 1 {
+			return KeywordPage{}, resultf("%s: expected a positive integer, got %d", key, *n)
+		}
+	}
+	seen := map[string]bool{}
+	for i, it := range *rep.Records {
+		key := fmt.Sprintf("records[%d]", i+1)
+		r, err := it.record(key)
+		if err != nil {
+			return KeywordPage{}, err
+		}
+		if r.ID == "" {
+			return KeywordPage{}, resultf("%s: needs an id or a url", key)
+		}
+		if seen[r.ID] {
+			continue
+		}
+		seen[r.ID] = true
+		kp.Records = append(kp.Records, r)
+	}
+	return kp, nil
+}
+
+// record checks a decoded record (key names it in errors): the url, when
+// given, is an absolute http(s) URL; the id defaults to the url and the
+// text to the field values in key order.
+func (it recordItem) record(key string) (KeywordRecord, error) {
+	r := KeywordRecord{ID: it.ID, URL: strings.TrimSpace(it.URL), Text: it.Text, Fields: it.Fields}
+	if r.URL != "" && !webURL(r.URL) {
+		return r, resultf("%s.url: want an absolute http(s) URL, got %q", key, r.URL)
 	}
 	if r.ID == "" {
 		r.ID = r.URL
@@ -565,32 +563,4 @@ func decodeRecord(key string, tb *lua.LTable) (KeywordRecord, error) {
 		r.Text = strings.Join(parts, " ")
 	}
 	return r, nil
-}
-
-func decodeFields(key string, v lua.LValue) (map[string]string, error) {
-	switch v.(type) {
-	case *lua.LNilType:
-		return nil, nil
-	case *lua.LTable:
-	default:
-		return nil, fmt.Errorf("%s: expected a table of name = value, got %s", key, v.Type())
-	}
-	out := map[string]string{}
-	err := eachKey(v.(*lua.LTable), key, "field names", func(k string, v lua.LValue) (err error) {
-		out[k], err = scalar(key+"."+k, v)
-		return err
-	})
-	return out, err
-}
-
-// scalar reads a string, number or boolean as text; integers print without
-// a decimal point.
-func scalar(key string, v lua.LValue) (string, error) {
-	switch x := v.(type) {
-	case lua.LString:
-		return string(x), nil
-	case lua.LNumber, lua.LBool:
-		return x.String(), nil
-	}
-	return "", fmt.Errorf("%s: expected a string, number or boolean, got %s", key, v.Type())
 }

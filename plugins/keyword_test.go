@@ -25,6 +25,9 @@ func openKeyword(t *testing.T, pool *script.Pool, ref string, opt KeywordOptions
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if opt.Jitter == 0 {
+		opt.Jitter = -1 // exact waits; TestAdapterJitter checks the random part
+	}
 	ki, err := OpenKeywordInterface(context.Background(), pool, ref, opt, dirs...)
 	if err != nil {
 		t.Fatal(err)
@@ -69,12 +72,12 @@ func TestKeywordInterfaceRetries(t *testing.T) {
 		{name: "nested field", query: "nested", wantErr: ErrBadResult, wantMsg: pos + "records[1].fields.authors: expected a string, number or boolean, got table"},
 		{name: "no id", query: "noid", wantErr: ErrBadResult, wantMsg: "records[1]: needs an id or a url"},
 		{name: "bad url", query: "badurl", wantErr: ErrBadResult, wantMsg: `records[1].url: want an absolute http(s) URL, got "ftp://db.example/x"`},
-		{name: "unknown record key", query: "badkey", wantErr: ErrBadResult, wantMsg: "records[1]: unknown key titel (want id, url, fields, text)"},
-		{name: "unknown key", query: "badtop", wantErr: ErrBadResult, wantMsg: `unknown key "recs" in the result table`},
+		{name: "unknown record key", query: "badkey", wantErr: ErrBadResult, wantMsg: pos + "records[1].titel: unknown key"},
+		{name: "unknown key", query: "badtop", wantErr: ErrBadResult, wantMsg: pos + `recs: unknown key`},
 		{name: "records missing", query: "norecords", wantErr: ErrBadResult, wantMsg: "records: missing"},
-		{name: "negative total", query: "badtotal", wantErr: ErrBadResult, wantMsg: "total: expected a non-negative number or nil, got -1"},
-		{name: "fractional k", query: "badk", wantErr: ErrBadResult, wantMsg: "k: expected a positive integer, got 2.5"},
-		{name: "records not a list", query: "notlist", wantErr: ErrBadResult, wantMsg: "records: expected a list, got a table with keys"},
+		{name: "negative total", query: "badtotal", wantErr: ErrBadResult, wantMsg: pos + "total: expected a non-negative integer or nil, got -1"},
+		{name: "fractional k", query: "badk", wantErr: ErrBadResult, wantMsg: pos + "k: expected integer, got number 2.5"},
+		{name: "records not a list", query: "notlist", wantErr: ErrBadResult, wantMsg: pos + "records.a: unexpected key in a list"},
 		{name: "budget", query: "rl:5", opt: KeywordOptions{Budget: 2}, wantErr: ErrBudgetExhausted,
 			wantMsg: "query budget exhausted after 2 queries; last error: " + pos + "rate limited: slow down",
 			sleeps:  []time.Duration{5 * s}, stats: Stats{Queries: 2, Errors: 2, RateLimited: 2, Retries: 1, Failed: 1}},
@@ -215,15 +218,18 @@ func TestKeywordInterfaceOpenErrors(t *testing.T) {
 
 func TestKeywordDeclarationValidation(t *testing.T) {
 	checkDeclarations(t, "keyword", []declCase{
-		{"vars not table", "vars = 'x',", "x.lua:3: vars: expected a table of variables, got string"},
-		{"var name", "vars = { Base = 'x' },", "x.lua:3: vars: variable names are lower-case identifiers, got Base"},
-		{"var key", "vars = {\n    base = { hlp = 'x' },\n  },", `x.lua:4: vars.base: unknown key "hlp" (want help, env, default, required)`},
-		{"var type", "vars = { base = 3 },", "x.lua:3: vars.base: expected a help string or {help=, env=, default=, required=}, got number"},
-		{"required type", "vars = { base = { required = 'yes' } },", "x.lua:3: vars.base: required: expected boolean, got string"},
+		{"vars not table", "vars = 'x',", `x.lua:3: vars: expected table, got string "x"`},
+		{"var name", "vars = { Base = 'x' },", `x.lua:3: vars.Base: variable names are lower-case identifiers, got "Base"`},
+		{"var key", "vars = {\n    base = { hlp = 'x' },\n  },", `x.lua:4: vars.base.hlp: unknown key (did you mean "help"?)`},
+		{"var type", "vars = { base = 3 },", "x.lua:3: vars.base: expected a string or a table, got number 3"},
+		{"required type", "vars = { base = { required = 'yes' } },", `x.lua:3: vars.base.required: expected boolean, got string "yes"`},
+		{"var env", "vars = { base = { env = 'X Y' } },", `x.lua:3: vars.base.env: expected the name of an environment variable, got "X Y"`},
+		{"k", "k = 0,", "x.lua:3: k: must be a positive integer, got 0"},
+		{"unknown key", "colour = 'red',", "x.lua:3: colour: unknown key"},
 		{"stopwords", "stopwords = 'yes',", "x.lua:3: stopwords: expected boolean, got string"},
 		{"interval", "min_interval = -2,", "x.lua:3: min_interval: must be seconds in [0, 3600]"},
 		{"check", "check = 1,", "x.lua:3: check: expected function, got number"},
-		{"env", "env = { 1 },", "x.lua:3: env[1]: expected the name of an environment variable, got number"},
+		{"env", "env = { 1 },", "x.lua:3: env[1]: expected string, got number 1"},
 	}, func(pool *script.Pool, dir string) (func(), error) {
 		ki, err := OpenKeywordInterface(context.Background(), pool, "keyword/x", KeywordOptions{}, dir)
 		if err != nil {

@@ -6,16 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/script"
-	lua "github.com/yuin/gopher-lua"
 )
 
 //go:embed search/*.lua keyword/*.lua
@@ -171,23 +172,36 @@ func List(userDirs ...string) []Info {
 	return out
 }
 
-// Plugin is a loaded plugin: its table lives in a state taken from a pool,
+// Plugin is a loaded plugin: the table it returned, decoded and checked,
+// and the script instance (a state held from a pool) its functions run in,
 // held until Close. A Plugin is used by one goroutine at a time; give each
 // worker its own.
 type Plugin struct {
 	Info
-	// Table is the table the plugin returned.
-	Table *lua.LTable
-	// L is the state holding Table; pass it to script.CallFunc.
-	L *lua.LState
 
-	pool  *script.Pool
-	chunk *script.Chunk
+	inst    *script.Instance
+	search  *searchDecl  // kind "search"
+	keyword *keywordDecl // kind "keyword"
+	env     []string     // the environment variables it declares (env, and its vars' env)
+
+	lookupEnv func(string) (string, bool) // the pool's environment
+}
+
+// header is what every plugin declares in the table it returns.
+type header struct {
+	Kind        string   `lua:"kind"`
+	Name        string   `lua:"name"`
+	Version     string   `lua:"version"`
+	Description string   `lua:"description"`
+	Env         []string `lua:"env"`
 }
 
 // Load finds plugin kind/name (see Find) and runs it in a state from pool,
 // which should be configured with PoolOptions so the plugin's helper modules
-// resolve. The plugin's declared kind, name and version are validated.
+// resolve. The plugin's table is decoded strictly (unknown keys and wrong
+// types are errors naming the key, at its line) and checked against the
+// contract of its kind; from then on dw.env reads only the variables the
+// plugin declares.
 func Load(ctx context.Context, pool *script.Pool, kind, name string, userDirs ...string) (*Plugin, error) {
 	file, src, embedded, err := find(kind, name, userDirs)
 	if err != nil {
@@ -207,129 +221,178 @@ func load(ctx context.Context, pool *script.Pool, kind, file string, src []byte,
 	if err != nil {
 		return nil, err
 	}
-	L := pool.Get()
-	v, err := script.Exec(ctx, L, c)
+	in, err := pool.Load(ctx, c)
 	if err != nil {
-		pool.Put(L)
 		return nil, err
 	}
-	p := &Plugin{L: L, pool: pool, chunk: c, Info: Info{Path: file, Embedded: embedded}}
-	if err := p.validate(v, kind, file); err != nil {
-		pool.Put(L)
+	p := &Plugin{inst: in, Info: Info{Path: file, Embedded: embedded}, lookupEnv: pool.Options().Env}
+	if err := p.declare(kind); err != nil {
+		in.Close()
 		return nil, err
 	}
+	in.GrantEnv(p.env, fmt.Sprintf("%s:%d", file, c.KeyLine("env")))
 	return p, nil
 }
 
-// validate checks the declared metadata and the functions every plugin of
-// the kind must have.
-func (p *Plugin) validate(v lua.LValue, kind, file string) error {
-	c := p.chunk
-	tb, ok := v.(*lua.LTable)
-	if !ok {
-		return &script.Error{File: file, Line: c.KeyLine(""), Msg: fmt.Sprintf("a plugin must return a table (dw.plugin{kind=, name=, version=, ...}), got %s", v.Type())}
+// declare decodes the plugin's table as the declaration of its kind (want,
+// when not empty) and checks what every plugin must declare.
+func (p *Plugin) declare(want string) error {
+	c := p.inst.Chunk()
+	if t := p.inst.Type(); t != "table" {
+		return &script.Error{File: c.Path, Line: c.KeyLine(""), Msg: "a plugin must return a table (dw.plugin{kind=, name=, version=, ...}), got " + t}
 	}
-	p.Table = tb
-	str := func(key string, required bool) (string, error) {
-		switch x := tb.RawGetString(key).(type) {
-		case lua.LString:
-			return string(x), nil
-		case *lua.LNilType:
-			if required {
-				return "", c.Errorf(key, "missing; a plugin declares kind, name and version")
-			}
-			return "", nil
-		default:
-			return "", c.Errorf(key, "expected string, got %s", x.Type())
-		}
+	kind, ok := p.inst.Get("kind").(string)
+	switch {
+	case p.inst.Get("kind") == nil:
+		return c.Errorf("kind", "missing; a plugin declares kind, name and version")
+	case !ok:
+		return c.Errorf("kind", "expected string, got %s", goType(p.inst.Get("kind")))
+	case !validKind(kind):
+		return c.Errorf("kind", "must be one of %s, got %q", strings.Join(Kinds, ", "), kind)
+	case want != "" && kind != want:
+		return c.Errorf("kind", "is %q but a %s plugin was asked for", kind, want)
 	}
+	var h *header
 	var err error
-	if p.Kind, err = str("kind", true); err != nil {
+	switch kind {
+	case "search":
+		p.search = &searchDecl{}
+		if err = p.inst.Decode(p.search); err == nil {
+			err = p.search.check(c)
+		}
+		h = &p.search.header
+	case "keyword":
+		p.keyword = &keywordDecl{}
+		if err = p.inst.Decode(p.keyword); err == nil {
+			err = p.keyword.check(c)
+		}
+		h = &p.keyword.header
+	}
+	if err != nil {
 		return err
 	}
-	if p.Name, err = str("name", true); err != nil {
+	if err := h.check(c, p.Path); err != nil {
 		return err
 	}
-	if p.Version, err = str("version", true); err != nil {
-		return err
-	}
-	if p.Description, err = str("description", false); err != nil {
-		return err
-	}
-	if !validKind(p.Kind) {
-		return c.Errorf("kind", "must be one of %s, got %q", strings.Join(Kinds, ", "), p.Kind)
-	}
-	if kind != "" && p.Kind != kind {
-		return c.Errorf("kind", "is %q but a %s plugin was asked for", p.Kind, kind)
-	}
-	if !nameRe.MatchString(p.Name) {
-		return c.Errorf("name", "must be lower-case letters, digits, '-' and '_', got %q", p.Name)
-	}
-	base := strings.TrimSuffix(filepath.Base(file), ".lua")
-	if base != p.Name && nameRe.MatchString(base) && strings.HasSuffix(file, ".lua") {
-		return c.Errorf("name", "is %q but the file is %s.lua; the file name is how the plugin is found", p.Name, base)
-	}
-	if !versionRe.MatchString(p.Version) {
-		return c.Errorf("version", "must be a version such as \"1.0.0\", got %q", p.Version)
-	}
-	if _, ok := tb.RawGetString("search").(*lua.LFunction); !ok {
-		return c.Errorf("search", "a %s plugin must define search = function(query, page) ... end", p.Kind)
-	}
-	if p.Kind == "keyword" {
-		for _, key := range []string{"k", "page_size"} {
-			switch x := tb.RawGetString(key).(type) {
-			case *lua.LNilType:
-			case lua.LNumber:
-				if float64(x) < 1 || float64(x) != float64(int64(x)) {
-					return c.Errorf(key, "must be a positive integer, got %v", x)
-				}
-			default:
-				return c.Errorf(key, "expected integer, got %s", x.Type())
+	p.Kind, p.Name, p.Version, p.Description = h.Kind, h.Name, h.Version, h.Description
+	p.env = append([]string(nil), h.Env...)
+	if p.keyword != nil {
+		for _, v := range p.keyword.vars() {
+			if v.Env != "" && !slices.Contains(p.env, v.Env) {
+				p.env = append(p.env, v.Env)
 			}
-		}
-		switch x := tb.RawGetString("conjunctive").(type) {
-		case *lua.LNilType, lua.LBool:
-		default:
-			return c.Errorf("conjunctive", "expected boolean, got %s", x.Type())
-		}
-		switch x := tb.RawGetString("fetch").(type) {
-		case *lua.LNilType, *lua.LFunction:
-		default:
-			return c.Errorf("fetch", "expected function, got %s", x.Type())
 		}
 	}
 	return nil
 }
 
-// Field returns a key of the plugin's table (nil when absent).
-func (p *Plugin) Field(key string) lua.LValue { return p.Table.RawGetString(key) }
-
-// Func returns the plugin function key, if the plugin defines it.
-func (p *Plugin) Func(key string) (*lua.LFunction, bool) {
-	f, ok := p.Table.RawGetString(key).(*lua.LFunction)
-	return f, ok
+// check validates the header's values (types are the decoder's job).
+func (h *header) check(c *script.Chunk, file string) error {
+	for _, k := range []struct{ key, val string }{{"name", h.Name}, {"version", h.Version}} {
+		if k.val == "" {
+			return c.Errorf(k.key, "missing; a plugin declares kind, name and version")
+		}
+	}
+	if !nameRe.MatchString(h.Name) {
+		return c.Errorf("name", "must be lower-case letters, digits, '-' and '_', got %q", h.Name)
+	}
+	base := strings.TrimSuffix(filepath.Base(file), ".lua")
+	if base != h.Name && nameRe.MatchString(base) && strings.HasSuffix(file, ".lua") {
+		return c.Errorf("name", "is %q but the file is %s.lua; the file name is how the plugin is found", h.Name, base)
+	}
+	if !versionRe.MatchString(h.Version) {
+		return c.Errorf("version", "must be a version such as \"1.0.0\", got %q", h.Version)
+	}
+	for i, name := range h.Env {
+		if !envNameRe.MatchString(name) {
+			return c.Errorf(fmt.Sprintf("env[%d]", i+1), "expected the name of an environment variable, got %q", name)
+		}
+	}
+	return nil
 }
 
-// Call calls the plugin function key with args, bounded by ctx and the
-// pool's CallTimeout. A missing function or a Lua error is an error carrying
-// the plugin file and line; it fails this call only.
-func (p *Plugin) Call(ctx context.Context, key string, args ...lua.LValue) (lua.LValue, error) {
-	fn, ok := p.Func(key)
-	if !ok {
-		return lua.LNil, &script.Error{File: p.Path, Line: p.chunk.KeyLine(""), Key: key, Msg: "plugin does not define this function"}
+var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkInterval checks a declared min_interval (seconds).
+func checkInterval(c *script.Chunk, v *float64) error {
+	if v != nil && (*v < 0 || math.IsNaN(*v) || *v > 3600) {
+		return c.Errorf("min_interval", "must be seconds in [0, 3600], got %v", *v)
 	}
-	return script.CallFunc(ctx, p.L, fn, args...)
+	return nil
+}
+
+// interval is a declared min_interval as a duration.
+func interval(v *float64) time.Duration {
+	if v == nil {
+		return 0
+	}
+	return time.Duration(*v * float64(time.Second))
+}
+
+// goType names the Lua type of a value converted by script.ToGo.
+func goType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "nil"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any, map[string]any:
+		return "table"
+	}
+	return "function"
+}
+
+// funcs are the plugin's functions by name.
+func (p *Plugin) funcs() map[string]script.Func {
+	switch {
+	case p.search != nil:
+		d := p.search
+		return map[string]script.Func{"search": d.Search, "link": d.Link, "site": d.Site, "check": d.Check}
+	case p.keyword != nil:
+		d := p.keyword
+		return map[string]script.Func{"search": d.Search, "fetch": d.Fetch, "check": d.Check}
+	}
+	return nil
+}
+
+// fn returns the plugin function key, if the plugin defines it.
+func (p *Plugin) fn(key string) (script.Func, bool) {
+	f := p.funcs()[key]
+	return f, f.Defined()
+}
+
+// Env lists the environment variables the plugin declares (its env list,
+// then the env of its variables); dw.env reads these and no others.
+func (p *Plugin) Env() []string { return append([]string(nil), p.env...) }
+
+// Call calls the plugin function key with args (Go data, see
+// script.FromGo), bounded by ctx and the pool's CallTimeout and memory
+// limit. A missing function or a Lua error is an error carrying the plugin
+// file and line; it fails this call only.
+func (p *Plugin) Call(ctx context.Context, key string, args ...any) (script.Value, error) {
+	if p.inst == nil {
+		return script.Value{}, &script.Error{File: p.Path, Key: key, Msg: "plugin is closed"}
+	}
+	f, ok := p.fn(key)
+	if !ok {
+		return script.Value{}, &script.Error{File: p.Path, Line: p.inst.Chunk().KeyLine(""), Key: key, Msg: "plugin does not define this function"}
+	}
+	return p.inst.Call(ctx, f, args...)
 }
 
 // Decode maps the plugin's table onto out strictly (see script.Decode),
 // with errors positioned in the plugin file.
-func (p *Plugin) Decode(out any) error { return p.chunk.Decode(p.Table, out) }
+func (p *Plugin) Decode(out any) error { return p.inst.Decode(out) }
 
 // Close returns the plugin's state to its pool; the plugin is unusable
 // afterwards.
 func (p *Plugin) Close() {
-	if p.L != nil {
-		p.pool.Put(p.L)
-		p.L, p.Table = nil, nil
+	if p.inst != nil {
+		p.inst.Close()
+		p.inst = nil
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/dwcrawl/dwcrawl/core/script"
-	lua "github.com/yuin/gopher-lua"
 )
 
 func writeFile(t *testing.T, path, src string) {
@@ -80,11 +79,11 @@ func TestLoadAndCall(t *testing.T) {
 	if kw.Kind != "keyword" || kw.Name != "example" || kw.Version != "0.1.0" || !kw.Embedded {
 		t.Fatalf("info %+v", kw.Info)
 	}
-	res, err := kw.Call(ctx, "search", lua.LString("used"), lua.LNumber(2))
+	res, err := kw.Call(ctx, "search", "used", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(script.ToGo(res.(*lua.LTable).RawGetString("records"))); !strings.Contains(got, "id:3") {
+	if got := fmt.Sprint(res.Go().(map[string]any)["records"]); !strings.Contains(got, "id:3") {
 		t.Errorf("page 2 of 'used' = %s", got)
 	}
 	if _, err := kw.Call(ctx, "fetch"); err == nil || !strings.Contains(err.Error(), "fetch: plugin does not define this function") {
@@ -96,11 +95,11 @@ func TestLoadAndCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer se.Close()
-	res, err = se.Call(ctx, "search", lua.LString("link:https://www.example-dealer.test/"), lua.LNumber(1))
+	res, err = se.Call(ctx, "search", "link:https://www.example-dealer.test/", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(script.ToGo(res)); !strings.Contains(got, "https://www.example-cars.test/") {
+	if got := fmt.Sprint(res.Go()); !strings.Contains(got, "https://www.example-cars.test/") {
 		t.Errorf("link: query = %s", got)
 	}
 }
@@ -134,7 +133,7 @@ func TestValidation(t *testing.T) {
 				}
 				defer p.Close()
 				v, err := p.Call(context.Background(), "search")
-				if err != nil || lua.LVAsString(v) != "hi" {
+				if err != nil || v.Go() != "hi" {
 					t.Fatalf("call = %v, %v", v, err)
 				}
 				return

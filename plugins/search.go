@@ -6,7 +6,7 @@ package plugins
 //
 //	dw.plugin{
 //	  kind = "search", name = "<name>", version = "1.2.0", description = "...",
-//	  env = { "BRAVE_API_KEY", "BRAVE_SEARCH_URL" }, -- environment variables it reads (documentation)
+//	  env = { "BRAVE_API_KEY", "BRAVE_SEARCH_URL" }, -- the environment variables dw.env may read
 //	  min_interval = 1.0, -- optional: seconds between two queries the engine tolerates
 //	  max_page = 10,      -- optional: deepest result page the engine serves
 //	  search = function(query, page) ... end,  -- required; page counts from 1
@@ -25,22 +25,26 @@ package plugins
 //	  message = "...", retry_after = seconds|nil }
 //
 // "rate_limited" (HTTP 429, quota) and "unavailable" (5xx, garbled reply) are
-// retried after retry_after or an exponential backoff; "config" (missing or
-// rejected API key), "unsupported" and "failed" are not. A raised Lua error
-// (a transport error from dw.http, a bug) is treated as transient and
-// retried. Without a link function the adapter sends search("link:" .. url);
+// retried after retry_after or an exponential backoff with jitter (package
+// retry); "config" (missing or rejected API key), "unsupported" and
+// "failed" are not. A raised Lua error (a transport error from dw.http, a
+// timeout, a bug) is treated as transient and retried, except the memory
+// limit. Without a link function the adapter sends search("link:" .. url);
 // without site, search("site:" .. host).
+//
+// The table and every result are decoded strictly (script.Decode): an
+// unknown key or a wrong type is an error naming the key
+// ("results[2].title: expected string, got number"), positioned at the
+// key's line in the file or at the function that returned the value.
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"math"
 	"strings"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/retry"
 	"github.com/dwcrawl/dwcrawl/core/script"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // SearchResult is one hit of a search engine.
@@ -74,6 +78,10 @@ type SearchOptions struct {
 	// MaxBackoff) when the plugin gives no retry_after; default 1s.
 	Backoff    time.Duration
 	MaxBackoff time.Duration // default 30s
+	// Jitter is the random fraction of each backoff wait (see
+	// retry.Policy): 0 means half, negative none; Seed seeds it.
+	Jitter float64
+	Seed   uint64
 	// MaxRetryAfter is the longest retry_after honoured; a longer one (a
 	// daily quota) fails the call at once with ErrRateLimited. Default 2m.
 	MaxRetryAfter time.Duration
@@ -81,8 +89,44 @@ type SearchOptions struct {
 	Logger *slog.Logger
 }
 
-func (o SearchOptions) policy() policy {
-	return newPolicy(o.Budget, o.MinInterval, o.Retries, o.Backoff, o.MaxBackoff, o.MaxRetryAfter, o.Logger)
+// callOptions are the options in the form the adapters' caller takes.
+func (o SearchOptions) callOptions() callOptions {
+	retries := o.Retries
+	switch {
+	case retries == 0:
+		retries = 3
+	case retries < 0:
+		retries = 0
+	}
+	backoff := o.Backoff
+	if backoff <= 0 {
+		backoff = time.Second
+	}
+	return callOptions{budget: o.Budget, minInterval: o.MinInterval, logger: o.Logger, retry: retry.Policy{
+		Retries: retries, Base: backoff, Max: o.MaxBackoff, Jitter: o.Jitter, Seed: o.Seed, MaxRetryAfter: o.MaxRetryAfter,
+	}}
+}
+
+// searchDecl is the table a search plugin returns (the contract above).
+type searchDecl struct {
+	header
+	MinInterval *float64    `lua:"min_interval"`
+	MaxPage     *int        `lua:"max_page"`
+	Search      script.Func `lua:"search"`
+	Link        script.Func `lua:"link"`
+	Site        script.Func `lua:"site"`
+	Check       script.Func `lua:"check"`
+}
+
+// check validates the values the decoder can't.
+func (d *searchDecl) check(c *script.Chunk) error {
+	if !d.Search.Defined() {
+		return c.Errorf("search", "a search plugin must define search = function(query, page) ... end")
+	}
+	if d.MaxPage != nil && *d.MaxPage < 1 {
+		return c.Errorf("max_page", "must be a positive integer, got %d", *d.MaxPage)
+	}
+	return checkInterval(c, d.MinInterval)
 }
 
 // SearchEngine runs a search plugin with retries, backoff, a minimum
@@ -119,24 +163,20 @@ func loadRef(ctx context.Context, pool *script.Pool, kind, ref string, userDirs 
 	return Load(ctx, pool, kind, name, userDirs...)
 }
 
-// NewSearchEngine wraps a loaded search plugin, checking the optional parts
-// of the contract (env, min_interval, max_page, link, site, check). The
-// engine owns p from now on: Close closes it.
+// NewSearchEngine wraps a loaded search plugin. The engine owns p from now
+// on: Close closes it.
 func NewSearchEngine(p *Plugin, opt SearchOptions) (*SearchEngine, error) {
-	c, err := newCaller(p, "search", opt.policy(), "link", "site", "check")
+	var own time.Duration
+	if p != nil && p.search != nil {
+		own = interval(p.search.MinInterval)
+	}
+	c, err := newCaller(p, "search", own, opt.callOptions())
 	if err != nil {
 		return nil, err
 	}
 	e := &SearchEngine{caller: c}
-	switch x := p.Field("max_page").(type) {
-	case *lua.LNilType:
-	case lua.LNumber:
-		if x < 1 || float64(x) != math.Trunc(float64(x)) {
-			return nil, p.chunk.Errorf("max_page", "must be a positive integer, got %v", x)
-		}
-		e.maxPage = int(x)
-	default:
-		return nil, p.chunk.Errorf("max_page", "expected integer, got %s", x.Type())
+	if mp := p.search.MaxPage; mp != nil {
+		e.maxPage = *mp
 	}
 	return e, nil
 }
@@ -144,7 +184,8 @@ func NewSearchEngine(p *Plugin, opt SearchOptions) (*SearchEngine, error) {
 // Info describes the plugin behind the engine.
 func (e *SearchEngine) Info() Info { return e.p.Info }
 
-// Env lists the environment variables the plugin declares it reads.
+// Env lists the environment variables the plugin declares; it reads no
+// others.
 func (e *SearchEngine) Env() []string { return append([]string(nil), e.env...) }
 
 // Stats returns the counters so far.
@@ -191,17 +232,24 @@ func (e *SearchEngine) run(ctx context.Context, op, query string, page int) (Sea
 	arg := query
 	if !e.closed {
 		var ok bool
-		if r.fn, ok = e.p.Func(op); !ok && op != "search" {
+		if r.fn, ok = e.p.fn(op); !ok && op != "search" {
 			r.key, arg = "search", op+":"+query
-			r.fn, _ = e.p.Func(r.key)
+			r.fn, _ = e.p.fn(r.key)
 		}
 	}
-	r.args = []lua.LValue{lua.LString(arg), lua.LNumber(page)}
+	r.args = []any{arg, page}
 	var sp SearchPage
-	err := e.caller.run(ctx, r, func(tb *lua.LTable) (int, error) {
+	err := e.caller.run(ctx, r, func(v script.Value) (*errorReply, int, error) {
+		var rep searchReply
+		if err := v.Decode(&rep); err != nil {
+			return nil, 0, err
+		}
+		if rep.Error != "" {
+			return &rep.errorReply, 0, nil
+		}
 		var err error
-		sp, err = decodeSearchPage(tb)
-		return len(sp.Results), err
+		sp, err = rep.page()
+		return nil, len(sp.Results), err
 	})
 	if err != nil {
 		return SearchPage{Total: -1}, err
@@ -209,48 +257,48 @@ func (e *SearchEngine) run(ctx context.Context, op, query string, page int) (Sea
 	return sp, nil
 }
 
-// decodeSearchPage reads {results = {{url=, title=, snippet=}}, next=, total=}
-// strictly: unknown keys and wrong types are errors naming the key. Results
-// whose URL is not an absolute http(s) URL are dropped, and repeated URLs
-// kept once.
-func decodeSearchPage(tb *lua.LTable) (SearchPage, error) {
-	var sp SearchPage
-	var err error
-	sp.Next, sp.Total, err = decodePage(tb, "results", func(v lua.LValue) (err error) {
-		sp.Results, err = decodeList("results", "{url=, title=, snippet=}", v, decodeResult)
-		return err
-	})
-	if err != nil {
-		return SearchPage{Total: -1}, err
-	}
-	return sp, nil
+// searchReply is what search, link and site return: a result page or the
+// error table.
+type searchReply struct {
+	errorReply
+	Results *[]searchItem `lua:"results"`
+	Next    bool          `lua:"next"`
+	Total   *int          `lua:"total"`
 }
 
-// decodeResult reads {url=, title=, snippet=}; its identity is its URL,
-// none when the URL is not an absolute http(s) URL.
-func decodeResult(key string, item *lua.LTable) (SearchResult, string, error) {
-	var r SearchResult
-	err := eachKey(item, key, "url, title, snippet", func(k string, v lua.LValue) (err error) {
-		switch k {
-		case "url":
-			r.URL, err = optString(key+".url", v)
-			r.URL = strings.TrimSpace(r.URL)
-		case "title":
-			r.Title, err = optString(key+".title", v)
-		case "snippet":
-			r.Snippet, err = optString(key+".snippet", v)
-		default:
-			err = fmt.Errorf("%s: unknown key %s (want url, title, snippet)", key, k)
+type searchItem struct {
+	URL     string `lua:"url"`
+	Title   string `lua:"title"`
+	Snippet string `lua:"snippet"`
+}
+
+// page checks a decoded result page: results present, every result with a
+// URL, total not negative. Results whose URL is not an absolute http(s) URL
+// are dropped, and repeated URLs kept once.
+func (rep *searchReply) page() (SearchPage, error) {
+	if rep.Results == nil {
+		return SearchPage{}, resultf("results: missing (return results = {} when nothing matched)")
+	}
+	sp := SearchPage{Next: rep.Next, Total: -1}
+	if rep.Total != nil {
+		if *rep.Total < 0 {
+			return SearchPage{}, resultf("total: expected a non-negative integer or nil, got %d", *rep.Total)
 		}
-		return err
-	})
-	if err == nil && r.URL == "" {
-		err = fmt.Errorf("%s.url: missing", key)
+		sp.Total = *rep.Total
 	}
-	if err != nil || !webURL(r.URL) {
-		return r, "", err
+	seen := map[string]bool{}
+	for i, it := range *rep.Results {
+		u := strings.TrimSpace(it.URL)
+		if u == "" {
+			return SearchPage{}, resultf("results[%d].url: missing", i+1)
+		}
+		if !webURL(u) || seen[u] {
+			continue
+		}
+		seen[u] = true
+		sp.Results = append(sp.Results, SearchResult{URL: u, Title: it.Title, Snippet: it.Snippet})
 	}
-	return r, r.URL, nil
+	return sp, nil
 }
 
 // LinkLister adapts a SearchEngine to consumers that want only the URLs of

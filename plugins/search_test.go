@@ -91,6 +91,9 @@ func openEngine(t *testing.T, pool *script.Pool, ref string, opt SearchOptions, 
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if opt.Jitter == 0 {
+		opt.Jitter = -1 // exact waits; TestAdapterJitter checks the random part
+	}
 	e, err := OpenSearchEngine(context.Background(), pool, ref, opt, dirs...)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +155,7 @@ func TestSearchEngineRetries(t *testing.T) {
 		{name: "unsupported", query: "unsupported", wantErr: ErrUnsupported, stats: Stats{Queries: 1, Errors: 1, Failed: 1}},
 		{name: "not a table", query: "notable", wantErr: ErrBadResult, wantMsg: pos + "must return a table"},
 		{name: "result without url", query: "nourl", wantErr: ErrBadResult, wantMsg: "results[1].url: missing"},
-		{name: "unknown key", query: "badkey", wantErr: ErrBadResult, wantMsg: `unknown key "nxt"`},
+		{name: "unknown key", query: "badkey", wantErr: ErrBadResult, wantMsg: pos + `nxt: unknown key (did you mean "next"?)`},
 		{name: "unknown code", query: "badcode", wantErr: ErrBadResult, wantMsg: `unknown error code "weird"`},
 		{name: "next not boolean", query: "badnext", wantErr: ErrBadResult, wantMsg: "next: expected boolean, got string"},
 		{name: "results missing", query: "noresults", wantErr: ErrBadResult, wantMsg: "results: missing"},
@@ -285,10 +288,13 @@ func TestSearchEngineTimeoutAndConcurrency(t *testing.T) {
 func TestNewSearchEngineValidation(t *testing.T) {
 	checkDeclarations(t, "search", []declCase{
 		{"env not list", "env = 'X',", "x.lua:3: env: expected a list"},
-		{"env item", "env = { 'X', 2 },", "x.lua:3: env[2]: expected the name of an environment variable, got number"},
+		{"env item", "env = { 'X', 2 },", "x.lua:3: env[2]: expected string, got number 2"},
+		{"env name", "env = { 'X', 'A-B' },", `x.lua:3: env[2]: expected the name of an environment variable, got "A-B"`},
+		{"unknown key", "\n  min_intervall = 1,", `x.lua:4: min_intervall: unknown key (did you mean "min_interval"?)`},
 		{"link not function", "link = true,", "x.lua:3: link: expected function, got boolean"},
 		{"negative interval", "min_interval = -1,", "x.lua:3: min_interval: must be seconds in [0, 3600]"},
-		{"max_page", "max_page = 1.5,", "x.lua:3: max_page: must be a positive integer"},
+		{"max_page", "max_page = 1.5,", "x.lua:3: max_page: expected integer, got number 1.5"},
+		{"max_page zero", "max_page = 0,", "x.lua:3: max_page: must be a positive integer, got 0"},
 	}, func(pool *script.Pool, dir string) (func(), error) {
 		e, err := OpenSearchEngine(context.Background(), pool, "search/x", SearchOptions{}, dir)
 		if err != nil {

@@ -26,7 +26,8 @@ type TopKer = keyword.TopKer
 // NewHTTPSearcher returns the client of the JSON search API at base, a
 // hidden database's URL ("http://host/db") or the endpoint itself
 // (".../api/search"): a keyword.APISearcher that retries transport errors,
-// 429 and 5xx twice, waiting 200 then 400 ms (or the server's Retry-After).
+// 429 and 5xx twice, waiting up to 200 then 400 ms (half of it random, see
+// package retry) or the server's Retry-After.
 // It is a TopKer.
 func NewHTTPSearcher(base string) (Searcher, error) {
 	s, err := keyword.NewAPISearcher(base)

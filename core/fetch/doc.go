@@ -16,10 +16,15 @@
 //   - politeness per host: one request in flight per host and a minimum
 //     delay between requests to it (the larger of Options.Delay and the
 //     host's crawl-delay, capped by Options.MaxCrawlDelay).
-//   - retries with exponential backoff and seeded jitter for 5xx, 429 and
-//     408 responses (Retry-After honoured), timeouts and connection resets;
-//     after the last attempt the failure is returned as an error with a
-//     stable Reason, never a panic.
+//   - retries under the project's one retry policy (package retry):
+//     exponential backoff with seeded jitter for 5xx, 429 and 408 responses
+//     (Retry-After honoured up to Options.MaxRetryAfter), timeouts, resets
+//     and refused connections; 4xx, robots.txt, the address policy and
+//     certificate errors are final. The wait is folded into the host's
+//     politeness slot. After the last attempt the failure is returned as an
+//     error that keeps its cause (%w), named by Reason and, finer, by Cause
+//     ("dns", "refused", "reset", "tls", "timeout", "http-503", "robots",
+//     "blocked" ...), never a panic.
 //   - redirects followed by hand, each hop checked against robots.txt and the
 //     address policy, with a limit and loop detection.
 //   - a maximum body size (the body is truncated and Response.Truncated

@@ -2,9 +2,16 @@ package fetch
 
 import (
 	"context"
-	"crypto/x509"
+	"crypto/tls"
 	"errors"
+	"fmt"
+	"io"
 	"net"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/retry"
 )
 
 // Sentinel errors; a failed fetch wraps one of them (check with errors.Is)
@@ -64,22 +71,99 @@ func Reason(err error) string {
 	return "network"
 }
 
-// retryableErr reports whether a transport error is worth another attempt:
-// timeouts, resets, refused or dropped connections are; policy refusals,
-// unknown hosts, certificate problems and cancellation are not.
-func retryableErr(err error) bool {
-	if errors.Is(err, ErrBlocked) || errors.Is(err, context.Canceled) {
-		return false
+// StatusError is the error of an HTTP status that ends a fetch (a non-2xx
+// final status, or a retryable one after the last attempt). It wraps
+// ErrStatus.
+type StatusError struct {
+	Code int
+	// RetryAfter is the server's Retry-After, 0 when absent.
+	RetryAfter time.Duration
+}
+
+// Error reads "status 503: fetch: HTTP error status".
+func (e *StatusError) Error() string { return fmt.Sprintf("status %d: %v", e.Code, ErrStatus) }
+
+// Unwrap returns ErrStatus.
+func (e *StatusError) Unwrap() error { return ErrStatus }
+
+// classify is the fetcher's retry classifier: retryable statuses (with
+// their Retry-After), never the policy refusals of this package, and the
+// retry package's rules for transport errors.
+func classify(err error) (bool, time.Duration) {
+	for _, final := range []error{ErrBadURL, ErrBlocked, ErrDisallowed, ErrContentType, ErrRedirectLoop, ErrTooManyRedirects} {
+		if errors.Is(err, final) {
+			return false, 0
+		}
 	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		return retry.Status(se.Code), se.RetryAfter
+	}
+	return retry.Classify(err)
+}
+
+// Cause names why a fetch failed, finer than Reason, for failure records:
+// "" (nil), "bad-url", "blocked" (the address policy), "robots",
+// "http-NNN" (the final HTTP status), "content-type", "redirect-loop",
+// "redirects", "timeout", "canceled", "dns" (the name did not resolve),
+// "refused", "reset" (the connection was reset or closed mid-answer),
+// "tls" (handshake or certificate) or "network" (any other transport
+// error). A host whose robots.txt could not be fetched has the cause of
+// that failure when it was a transport one (dns, refused ...), else
+// "robots".
+func Cause(err error) string {
+	var se *StatusError
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrBadURL):
+		return "bad-url"
+	case errors.Is(err, ErrBlocked):
+		return "blocked"
+	case errors.Is(err, ErrDisallowed):
+		if c := transportCause(err); c != "" {
+			return c
+		}
+		return "robots"
+	case errors.As(err, &se):
+		return "http-" + strconv.Itoa(se.Code)
+	case errors.Is(err, ErrContentType):
+		return "content-type"
+	case errors.Is(err, ErrRedirectLoop):
+		return "redirect-loop"
+	case errors.Is(err, ErrTooManyRedirects):
+		return "redirects"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	if c := transportCause(err); c != "" {
+		return c
+	}
+	return "network"
+}
+
+// transportCause is the Cause of a transport error, "" when err is none
+// of the kinds it knows.
+func transportCause(err error) string {
 	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
-		return false
+	var ne net.Error
+	var recErr tls.RecordHeaderError
+	var alert tls.AlertError
+	switch {
+	case errors.As(err, &dnsErr):
+		if dnsErr.IsTimeout {
+			return "timeout"
+		}
+		return "dns"
+	case errors.Is(err, errTimeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "reset"
+	case retry.CertificateError(err), errors.As(err, &recErr), errors.As(err, &alert):
+		return "tls"
 	}
-	var ua x509.UnknownAuthorityError
-	var hn x509.HostnameError
-	var ci x509.CertificateInvalidError
-	if errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci) {
-		return false
-	}
-	return true
+	return ""
 }

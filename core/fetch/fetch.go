@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"io"
-	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/retry"
 	"golang.org/x/net/html/charset"
 )
 
@@ -58,8 +58,7 @@ type Fetcher struct {
 	mu    sync.Mutex
 	hosts map[string]*hostState
 
-	rngMu sync.Mutex
-	rng   *rand.Rand
+	retry *retry.Backoff
 }
 
 // New returns a Fetcher with opt (defaults filled in). Transport without
@@ -67,7 +66,10 @@ type Fetcher struct {
 // testbed's.
 func New(opt Options) (*Fetcher, error) {
 	opt.fill()
-	f := &Fetcher{opt: opt, hosts: map[string]*hostState{}, rng: rand.New(rand.NewPCG(opt.Seed, 0x64776372))}
+	f := &Fetcher{opt: opt, hosts: map[string]*hostState{}, retry: retry.New(retry.Policy{
+		Retries: opt.Retries, Base: opt.BackoffBase, Max: opt.BackoffMax, MaxRetryAfter: opt.MaxRetryAfter,
+		MaxElapsed: opt.RetryMaxElapsed, Seed: opt.Seed, Classify: classify, Clock: opt.Clock,
+	})}
 	if opt.Transport != nil {
 		if opt.AllowHost == nil {
 			return nil, errors.New("fetch: testbed Transport given without AllowHost")
@@ -154,7 +156,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (resp *Response, err
 			continue
 		}
 		if ex.status < 200 || ex.status > 299 {
-			return resp, fmt.Errorf("fetch %s: status %d: %w", u, ex.status, ErrStatus)
+			return resp, fmt.Errorf("fetch %s: %w", u, &StatusError{Code: ex.status})
 		}
 		resp.ContentType, resp.Truncated = ex.mediaType, ex.truncated
 		resp.Body, resp.Charset = decodeBody(ex.body, ex.header.Get("Content-Type"))
@@ -209,12 +211,15 @@ func (f *Fetcher) hostRoundTrip(ctx context.Context, req *http.Request, m mode) 
 	}
 	defer f.release(h)
 	if m == modePage && !f.opt.IgnoreRobots {
-		rules, err := f.robotsLocked(ctx, h, req.URL)
+		rec, err := f.robotsLocked(ctx, h, req.URL)
 		if err != nil {
 			return &exchange{}, err
 		}
-		if p := req.URL.RequestURI(); !rules.Allowed(p) {
-			if rules == DisallowAll {
+		if p := req.URL.RequestURI(); !rec.rules.Allowed(p) {
+			if rec.rules == DisallowAll {
+				if rec.why != nil {
+					return &exchange{}, fmt.Errorf("robots.txt of %s unavailable (%w): %w", req.URL.Host, rec.why, ErrDisallowed)
+				}
 				return &exchange{}, fmt.Errorf("robots.txt of %s unavailable: %w", req.URL.Host, ErrDisallowed)
 			}
 			return &exchange{}, fmt.Errorf("%s: %w", p, ErrDisallowed)
@@ -223,29 +228,30 @@ func (f *Fetcher) hostRoundTrip(ctx context.Context, req *http.Request, m mode) 
 	return f.roundTrip(ctx, h, req, m)
 }
 
-// roundTrip performs req with pacing and retries; the caller holds h.
+// roundTrip performs req with pacing and retries; the caller holds h. The
+// wait before a retry (the retry policy's backoff or the server's
+// Retry-After) is folded into the host's next slot, so it also delays the
+// host's other requests.
 func (f *Fetcher) roundTrip(ctx context.Context, h *hostState, req *http.Request, m mode) (*exchange, error) {
 	ex := &exchange{}
+	start := f.opt.Clock.Now()
 	for {
 		if err := f.pace(ctx, h); err != nil {
 			return ex, err
 		}
 		ex.attempts++
-		retryAfter, retry, err := f.attempt(ctx, req, m, ex)
+		err := f.attempt(ctx, req, m, ex)
 		now := f.opt.Clock.Now()
 		h.next = now.Add(h.delay)
-		if err == nil || !retry || ex.attempts > f.opt.Retries || ctx.Err() != nil {
+		if err == nil || ctx.Err() != nil {
 			return ex, err
 		}
 		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 			return ex, err // the body cannot be sent again
 		}
-		wait := f.backoff(ex.attempts)
-		if retryAfter > 0 {
-			if retryAfter > f.opt.MaxRetryAfter {
-				return ex, fmt.Errorf("%w (Retry-After %s is over the %s limit)", err, retryAfter, f.opt.MaxRetryAfter)
-			}
-			wait = retryAfter
+		wait, stop := f.retry.Next(ex.attempts, now.Sub(start), err)
+		if stop != nil {
+			return ex, stop
 		}
 		f.opt.Logger.Debug("fetch retry", "url", canon.Redacted(req.URL.String()), "attempt", ex.attempts, "wait", wait, "err", err)
 		if t := now.Add(wait); t.After(h.next) {
@@ -254,23 +260,10 @@ func (f *Fetcher) roundTrip(ctx context.Context, h *hostState, req *http.Request
 	}
 }
 
-// backoff returns the pause before retry n (1-based): BackoffBase doubled
-// n-1 times, capped at BackoffMax, the upper half random.
-func (f *Fetcher) backoff(n int) time.Duration {
-	d := f.opt.BackoffBase
-	for i := 1; i < n && d < f.opt.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, f.opt.BackoffMax)
-	f.rngMu.Lock()
-	j := time.Duration(f.rng.Int64N(int64(d/2) + 1))
-	f.rngMu.Unlock()
-	return d/2 + j
-}
-
-// attempt performs one HTTP request into ex. It reports the server's
-// Retry-After, whether a failure is worth retrying, and the failure.
-func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *exchange) (time.Duration, bool, error) {
+// attempt performs one HTTP request into ex. Its error, if any, is
+// classified by classify: a *StatusError for a retryable status, a
+// transport error, or a final one.
+func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *exchange) error {
 	ex.status, ex.header, ex.body, ex.truncated, ex.mediaType = 0, nil, nil, false, ""
 	actx, cancel := context.WithTimeout(ctx, f.opt.Timeout)
 	defer cancel()
@@ -278,27 +271,26 @@ func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *ex
 	if ex.attempts > 1 && req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
-			return 0, false, fmt.Errorf("rewind request body: %w", err)
+			return retry.Permanent(fmt.Errorf("rewind request body: %w", err))
 		}
 		r.Body = body
 	}
 	hr, err := f.rt.RoundTrip(r)
 	if err != nil {
-		return 0, retryableErr(err), f.netErr(ctx, actx, err)
+		return f.netErr(ctx, actx, err)
 	}
 	defer hr.Body.Close()
 	ex.status, ex.header = hr.StatusCode, hr.Header
-	if retryableStatus(hr.StatusCode) {
+	if retry.Status(hr.StatusCode) {
 		if m == modeRaw {
 			ex.body, ex.truncated, _ = readBody(hr.Body, f.opt.MaxBody)
 		} else {
 			_, _ = io.CopyN(io.Discard, hr.Body, 4<<10) // lets a small error page keep the connection
 		}
-		ra := retryAfter(hr.Header, f.opt.Clock.Now())
-		return ra, true, fmt.Errorf("status %d: %w", hr.StatusCode, ErrStatus)
+		return &StatusError{Code: hr.StatusCode, RetryAfter: retryAfter(hr.Header, f.opt.Clock.Now())}
 	}
 	if m != modeRaw && (hr.StatusCode < 200 || hr.StatusCode > 299) {
-		return 0, false, nil // redirects and errors: no body needed
+		return nil // redirects and errors: no body needed
 	}
 	limit := f.opt.MaxBody
 	if m == modeRobots {
@@ -306,19 +298,19 @@ func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *ex
 	}
 	ex.mediaType = mediaType(hr.Header.Get("Content-Type"))
 	if m == modePage && ex.mediaType != "" && !f.accepts(ex.mediaType) {
-		return 0, false, fmt.Errorf("%s: %w", ex.mediaType, ErrContentType)
+		return fmt.Errorf("%s: %w", ex.mediaType, ErrContentType)
 	}
 	ex.body, ex.truncated, err = readBody(hr.Body, limit)
 	if err != nil {
-		return 0, retryableErr(err), f.netErr(ctx, actx, fmt.Errorf("read body: %w", err))
+		return f.netErr(ctx, actx, fmt.Errorf("read body: %w", err))
 	}
 	if ex.mediaType == "" {
 		ex.mediaType = mediaType(http.DetectContentType(ex.body))
 		if m == modePage && !f.accepts(ex.mediaType) {
-			return 0, false, fmt.Errorf("%s (sniffed): %w", ex.mediaType, ErrContentType)
+			return fmt.Errorf("%s (sniffed): %w", ex.mediaType, ErrContentType)
 		}
 	}
-	return 0, false, nil
+	return nil
 }
 
 // netErr labels a transport error: the caller's cancellation as is, the
@@ -339,16 +331,6 @@ func readBody(r io.Reader, limit int64) ([]byte, bool, error) {
 		return b[:limit], true, nil
 	}
 	return b, false, err
-}
-
-func retryableStatus(code int) bool {
-	switch {
-	case code == http.StatusRequestTimeout, code == http.StatusTooManyRequests:
-		return true
-	case code >= 500 && code != http.StatusNotImplemented && code != http.StatusHTTPVersionNotSupported:
-		return true
-	}
-	return false
 }
 
 // retryAfter parses a Retry-After header (seconds or an HTTP date).

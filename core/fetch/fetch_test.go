@@ -568,8 +568,10 @@ func TestAddressPolicy(t *testing.T) {
 	}
 	// The same through a whole request, bypassing the early check.
 	req, _ := http.NewRequest("GET", "http://localhost:"+u.Port()+"/", nil)
-	if _, err := f.rt.RoundTrip(req); !errors.Is(err, ErrBlocked) || retryableErr(err) {
-		t.Errorf("round trip err = %v (retryable %v), want non-retryable ErrBlocked", err, retryableErr(err))
+	if _, err := f.rt.RoundTrip(req); !errors.Is(err, ErrBlocked) || Cause(err) != "blocked" {
+		t.Errorf("round trip err = %v (cause %q), want ErrBlocked", err, Cause(err))
+	} else if retry, _ := classify(err); retry {
+		t.Errorf("round trip err = %v is retried", err)
 	}
 }
 

@@ -20,6 +20,7 @@ type hostState struct {
 type robotsRecord struct {
 	rules   *Rules
 	expires time.Time
+	why     error // why robots.txt is unavailable (rules is DisallowAll)
 }
 
 // acquire returns the state of host with its slot held, waiting for the

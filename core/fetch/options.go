@@ -1,10 +1,11 @@
 package fetch
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/retry"
 )
 
 // Version is the dwcrawl version announced in the default User-Agent.
@@ -43,7 +44,7 @@ type Options struct {
 	// Timeout bounds one attempt (connect, headers and body). Default 30s.
 	Timeout time.Duration
 	// Retries is the number of extra attempts after a retryable failure
-	// (5xx, 429, 408, timeout, connection reset).
+	// (5xx, 429, 408, timeout, connection reset; see package retry).
 	Retries int
 	// BackoffBase is the backoff before the first retry; it doubles on each
 	// retry up to BackoffMax, and half of it is random jitter. Defaults
@@ -52,6 +53,9 @@ type Options struct {
 	// MaxRetryAfter is the longest Retry-After the fetcher waits for; a
 	// server asking for more fails the fetch at once. Default 2m.
 	MaxRetryAfter time.Duration
+	// RetryMaxElapsed, when positive, stops retrying a request once this
+	// much time has passed since its first attempt.
+	RetryMaxElapsed time.Duration
 	// Seed seeds the backoff jitter.
 	Seed uint64
 
@@ -148,31 +152,10 @@ func (o *Options) fill() {
 	}
 }
 
-// Clock is the fetcher's source of time. Tests use a fake clock whose Sleep
-// advances Now instantly, so politeness and backoff are checked exactly.
-type Clock interface {
-	Now() time.Time
-	// Sleep waits for d or until ctx is done, returning ctx.Err() then.
-	Sleep(ctx context.Context, d time.Duration) error
-}
+// Clock is the fetcher's source of time (the retry package's). Tests use a
+// fake clock whose Sleep advances Now instantly, so politeness and backoff
+// are checked exactly.
+type Clock = retry.Clock
 
 // SystemClock is the real clock.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// Sleep waits for d or until ctx is done.
-func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+type SystemClock = retry.SystemClock

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
+	"github.com/dwcrawl/dwcrawl/core/retry"
 )
 
 // maxAnswer bounds the JSON answer read for one page.
@@ -67,10 +68,9 @@ func (e *HTTPError) Error() string {
 	return msg
 }
 
-// Temporary reports whether retrying may help (429 and 5xx).
-func (e *HTTPError) Temporary() bool {
-	return e.Status == http.StatusTooManyRequests || e.Status >= 500
-}
+// Temporary reports whether retrying may help (408, 429 and 5xx but 501
+// and 505; see retry.Status).
+func (e *HTTPError) Temporary() bool { return retry.Status(e.Status) }
 
 // ParseRetryAfter reads a Retry-After header (seconds or HTTP date).
 func ParseRetryAfter(v string, now time.Time) time.Duration {

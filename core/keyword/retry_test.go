@@ -3,8 +3,10 @@ package keyword
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -25,7 +27,7 @@ func TestRetrying(t *testing.T) {
 	}{
 		{"ok", []string{ok}, "", false, 1, false, false, 0},
 		{"429 with Retry-After", []string{"429", ok}, "7", false, 2, false, false, 7 * time.Second},
-		{"Retry-After capped", []string{"429", ok}, "3600", false, 2, false, false, time.Minute},
+		{"Retry-After over the cap gives up", []string{"429", ok}, "3600", false, 1, true, true, 0},
 		{"5xx backoff", []string{"503", "502", ok}, "", false, 3, false, false, 100*time.Millisecond + 200*time.Millisecond},
 		{"4xx is final", []string{"404"}, "", false, 1, true, true, 0},
 		{"gives up", []string{"500", "500", "500", "500", "500"}, "", false, 4, true, true, 700 * time.Millisecond},
@@ -49,7 +51,7 @@ func TestRetrying(t *testing.T) {
 			}))
 			defer srv.Close()
 			var waited time.Duration
-			s := Retrying(&APISearcher{Base: srv.URL, Client: srv.Client()}, RetryOptions{Backoff: 100 * time.Millisecond, Sleep: func(_ context.Context, d time.Duration) error {
+			s := Retrying(&APISearcher{Base: srv.URL, Client: srv.Client()}, RetryOptions{Backoff: 100 * time.Millisecond, Jitter: -1, Sleep: func(_ context.Context, d time.Duration) error {
 				waited += d
 				return nil
 			}})
@@ -101,8 +103,9 @@ func TestRetryingErrors(t *testing.T) {
 		{"permanent", Permanent{transport}, false, 1},
 		{"permanent 503", Permanent{&HTTPError{Status: 503}}, false, 1},
 		{"budget", Permanent{ErrBudget}, false, 1},
-		{"context", context.DeadlineExceeded, false, 1},
+		{"attempt timeout retried", context.DeadlineExceeded, false, 3},
 		{"cancelled context", transport, true, 1},
+		{"unknown host", &net.DNSError{Err: "no such host", Name: "db.invalid", IsNotFound: true}, false, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -123,6 +126,54 @@ func TestRetryingErrors(t *testing.T) {
 				t.Fatalf("%d calls, want %d", f.calls, c.wantCalls)
 			}
 		})
+	}
+}
+
+func TestRetryingJitter(t *testing.T) {
+	const seed = 11
+	t.Logf("seed %d", seed)
+	waits := func() []time.Duration {
+		var got []time.Duration
+		f := &fails{err: errors.New("connection reset")}
+		s := Retrying(f, RetryOptions{Attempts: 5, Backoff: 100 * time.Millisecond, Seed: seed, Sleep: func(_ context.Context, d time.Duration) error {
+			got = append(got, d)
+			return nil
+		}})
+		s.Search(context.Background(), "q", 1)
+		return got
+	}
+	got := waits()
+	if len(got) != 4 {
+		t.Fatalf("waits %v, want 4", got)
+	}
+	for i, d := range got {
+		full := 100 * time.Millisecond << i
+		if d < full/2 || d > full {
+			t.Errorf("wait %d = %v, want in [%v, %v]", i+1, d, full/2, full)
+		}
+	}
+	if again := waits(); !reflect.DeepEqual(got, again) {
+		t.Errorf("seed %d gave %v then %v", seed, got, again)
+	}
+}
+
+// deadlineSearcher fails with its context's error, as a client does when
+// the caller's deadline passes.
+type deadlineSearcher struct{ calls int }
+
+func (d *deadlineSearcher) Search(ctx context.Context, _ string, _ int) (Page, error) {
+	d.calls++
+	<-ctx.Done()
+	return Page{Total: -1}, ctx.Err()
+}
+
+func TestRetryingCallerDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	d := &deadlineSearcher{}
+	_, err := Retrying(d, RetryOptions{Attempts: 3}).Search(ctx, "q", 1)
+	if !errors.Is(err, context.DeadlineExceeded) || d.calls != 1 {
+		t.Fatalf("err %v after %d calls, want the deadline after 1", err, d.calls)
 	}
 }
 

@@ -47,11 +47,13 @@ func Compile(path string, src []byte) (*Chunk, error) {
 		}
 		return nil, convertError(context.Background(), err, path)
 	}
+	lines := buildLineMap(stmts)
+	rewriteConcat(stmts)
 	proto, err := lua.Compile(stmts, path)
 	if err != nil {
 		return nil, convertError(context.Background(), err, path)
 	}
-	c := &Chunk{Path: path, Proto: proto, lines: buildLineMap(stmts)}
+	c := &Chunk{Path: path, Proto: proto, lines: lines}
 	registerLines(path, c.lines)
 	return c, nil
 }
@@ -82,7 +84,7 @@ func (c *Chunk) Errorf(key, format string, args ...any) *Error {
 // Decode maps v (normally the value the chunk returned) onto out like the
 // package-level Decode, with key positions from this chunk.
 func (c *Chunk) Decode(v lua.LValue, out any) error {
-	return decodeRoot(v, out, c.Path, c.lines)
+	return decodeRoot(v, out, c.Path, c.lines, 0)
 }
 
 // lineMap maps key paths of a file's returned table to source lines.

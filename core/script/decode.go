@@ -1,7 +1,9 @@
 package script
 
 import (
+	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -18,23 +20,30 @@ import (
 // (untagged exported fields by their snake_case name; `lua:"-"` skips a
 // field), nested structs, slices (Lua arrays), maps with string keys, strings,
 // integers, floats, booleans and time.Duration ("30s" or a number of seconds)
-// are supported; fields of type lua.LValue or *lua.LFunction receive the raw
-// value. An unknown key or a value of the wrong type is an error naming the
-// full key path ("stop.max_depth: expected integer, got string"). Errors are
+// are supported; a Func field receives a Lua function (nil leaves it
+// undefined), fields of type lua.LValue or *lua.LFunction receive the raw
+// value. The tag option "text" (`lua:"id,text"`) lets a string field, or
+// the strings of a slice or map field, take numbers and booleans too (as
+// text); a string given for a type implementing encoding.TextUnmarshaler is
+// passed to its UnmarshalText (a shorthand such as vars = { url = "help" }).
+// An unknown key or a value of the wrong type is an error naming the full
+// key path ("stop.max_depth: expected integer, got string"). Errors are
 // *Error positioned at the key's line when file was compiled by this process
 // (see Chunk.Decode), at the returned table otherwise. When several keys are
 // wrong, the first one in the file is reported.
 func Decode(v lua.LValue, out any, file string) error {
-	return decodeRoot(v, out, file, linesFor(file))
+	return decodeRoot(v, out, file, linesFor(file), 0)
 }
 
-func decodeRoot(v lua.LValue, out any, file string, lines *lineMap) error {
+// decodeRoot is Decode with the line map of file; keys it can't place are
+// positioned at line (the definition of the function that returned v).
+func decodeRoot(v lua.LValue, out any, file string, lines *lineMap, line int) error {
 	rv := reflect.ValueOf(out)
 	if !rv.IsValid() || rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("script.Decode: out must be a non-nil pointer, got %T", out)
 	}
-	d := &decoder{file: file, lines: lines}
-	d.value("", v, rv.Elem())
+	d := &decoder{file: file, lines: lines, line: line}
+	d.value("", v, rv.Elem(), fieldOpts{})
 	if len(d.errs) == 0 {
 		return nil
 	}
@@ -50,23 +59,67 @@ func decodeRoot(v lua.LValue, out any, file string, lines *lineMap) error {
 type decoder struct {
 	file  string
 	lines *lineMap
+	line  int // line of keys the line map can't place
 	errs  []*Error
 }
 
 func (d *decoder) fail(key, format string, args ...any) {
-	d.errs = append(d.errs, &Error{File: d.file, Line: d.lines.line(key), Key: key, Msg: fmt.Sprintf(format, args...)})
+	line := d.lines.line(key)
+	if line == 0 {
+		line = d.line
+	}
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fieldOpts are the options of a struct field's tag that apply to its value
+// (and to the elements of a slice or map).
+type fieldOpts struct {
+	text      bool // strings accept numbers and booleans
+	omitEmpty bool // FromGo leaves a zero value out
+}
+
+func parseOpts(tag string) fieldOpts {
+	var o fieldOpts
+	_, rest, _ := strings.Cut(tag, ",")
+	for _, opt := range strings.Split(rest, ",") {
+		switch opt {
+		case "text":
+			o.text = true
+		case "omitempty":
+			o.omitEmpty = true
+		}
+	}
+	return o
 }
 
 var (
-	durationType = reflect.TypeOf(time.Duration(0))
-	lvalueType   = reflect.TypeOf((*lua.LValue)(nil)).Elem()
-	lfuncType    = reflect.TypeOf((*lua.LFunction)(nil))
-	ltableType   = reflect.TypeOf((*lua.LTable)(nil))
+	durationType  = reflect.TypeOf(time.Duration(0))
+	lvalueType    = reflect.TypeOf((*lua.LValue)(nil)).Elem()
+	lfuncType     = reflect.TypeOf((*lua.LFunction)(nil))
+	ltableType    = reflect.TypeOf((*lua.LTable)(nil))
+	funcType      = reflect.TypeOf(Func{})
+	unmarshalType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
 )
 
-func (d *decoder) value(key string, v lua.LValue, out reflect.Value) {
+func (d *decoder) value(key string, v lua.LValue, out reflect.Value, o fieldOpts) {
 	t := out.Type()
+	if s, ok := v.(lua.LString); ok && t.Kind() != reflect.String && reflect.PointerTo(t).Implements(unmarshalType) {
+		if err := out.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+			d.fail(key, "%v", err)
+		}
+		return
+	}
 	switch t {
+	case funcType:
+		switch f := v.(type) {
+		case *lua.LFunction:
+			out.Set(reflect.ValueOf(Func{fn: f}))
+		case *lua.LNilType:
+			out.SetZero()
+		default:
+			d.fail(key, "expected function, got %s", describe(v))
+		}
+		return
 	case lvalueType:
 		out.Set(reflect.ValueOf(v))
 		return
@@ -95,17 +148,27 @@ func (d *decoder) value(key string, v lua.LValue, out reflect.Value) {
 			return
 		}
 		p := reflect.New(t.Elem())
-		d.value(key, v, p.Elem())
+		d.value(key, v, p.Elem(), o)
 		out.Set(p)
 	case reflect.Struct:
 		d.structure(key, v, out)
 	case reflect.Slice:
-		d.slice(key, v, out)
+		d.slice(key, v, out, o)
 	case reflect.Map:
-		d.mapping(key, v, out)
+		d.mapping(key, v, out, o)
 	case reflect.String:
-		if s, ok := v.(lua.LString); ok {
-			out.SetString(string(s))
+		switch x := v.(type) {
+		case lua.LString:
+			out.SetString(string(x))
+			return
+		case lua.LNumber, lua.LBool:
+			if o.text {
+				out.SetString(x.String())
+				return
+			}
+		}
+		if o.text {
+			d.fail(key, "expected a string, number or boolean, got %s", describe(v))
 			return
 		}
 		d.fail(key, "expected string, got %s", describe(v))
@@ -184,6 +247,7 @@ func (d *decoder) duration(key string, v lua.LValue, out reflect.Value) {
 // fieldInfo is a struct field reachable by a Lua key.
 type fieldInfo struct {
 	index []int
+	opts  fieldOpts
 }
 
 func structFields(t reflect.Type) (map[string]fieldInfo, []string) {
@@ -212,7 +276,7 @@ func structFields(t reflect.Type) (map[string]fieldInfo, []string) {
 			if _, dup := fields[name]; !dup {
 				names = append(names, name)
 			}
-			fields[name] = fieldInfo{index: idx}
+			fields[name] = fieldInfo{index: idx, opts: parseOpts(tag)}
 		}
 	}
 	walk(t, nil)
@@ -222,6 +286,10 @@ func structFields(t reflect.Type) (map[string]fieldInfo, []string) {
 func (d *decoder) structure(key string, v lua.LValue, out reflect.Value) {
 	tb, ok := v.(*lua.LTable)
 	if !ok {
+		if reflect.PointerTo(out.Type()).Implements(unmarshalType) {
+			d.fail(key, "expected a string or a table, got %s", describe(v))
+			return
+		}
 		d.fail(key, "expected table, got %s", describe(v))
 		return
 	}
@@ -242,11 +310,11 @@ func (d *decoder) structure(key string, v lua.LValue, out reflect.Value) {
 			d.fail(sub, "%s", msg)
 			continue
 		}
-		d.value(sub, kv.v, out.FieldByIndex(f.index))
+		d.value(sub, kv.v, out.FieldByIndex(f.index), f.opts)
 	}
 }
 
-func (d *decoder) slice(key string, v lua.LValue, out reflect.Value) {
+func (d *decoder) slice(key string, v lua.LValue, out reflect.Value, o fieldOpts) {
 	tb, ok := v.(*lua.LTable)
 	if !ok {
 		d.fail(key, "expected a list, got %s", describe(v))
@@ -265,12 +333,12 @@ func (d *decoder) slice(key string, v lua.LValue, out reflect.Value) {
 	})
 	s := reflect.MakeSlice(out.Type(), n, n)
 	for i := 1; i <= n; i++ {
-		d.value(fmt.Sprintf("%s[%d]", key, i), tb.RawGetInt(i), s.Index(i-1))
+		d.value(fmt.Sprintf("%s[%d]", key, i), tb.RawGetInt(i), s.Index(i-1), o)
 	}
 	out.Set(s)
 }
 
-func (d *decoder) mapping(key string, v lua.LValue, out reflect.Value) {
+func (d *decoder) mapping(key string, v lua.LValue, out reflect.Value, o fieldOpts) {
 	tb, ok := v.(*lua.LTable)
 	if !ok {
 		d.fail(key, "expected table, got %s", describe(v))
@@ -289,7 +357,7 @@ func (d *decoder) mapping(key string, v lua.LValue, out reflect.Value) {
 			continue
 		}
 		ev := reflect.New(t.Elem()).Elem()
-		d.value(joinKey(key, string(name)), kv.v, ev)
+		d.value(joinKey(key, string(name)), kv.v, ev, o)
 		m.SetMapIndex(reflect.ValueOf(string(name)).Convert(t.Key()), ev)
 	}
 	out.Set(m)
@@ -433,12 +501,18 @@ func describe(v lua.LValue) string {
 // non-data values become nil, as do tables nested deeper than 100 levels or
 // reached again through a cycle.
 func ToGo(v lua.LValue) any {
-	g, _ := toGo(v, 0, map[*lua.LTable]bool{}, false)
+	g, _ := toGo(v, 0, map[*lua.LTable]bool{}, false, nil)
 	return g
 }
 
+// errTooLarge is the error of toGo when the strings it met exceed its
+// budget.
+var errTooLarge = errors.New("value too large")
+
 // toGo is ToGo; in strict mode it reports values that have no data form.
-func toGo(v lua.LValue, depth int, seen map[*lua.LTable]bool, strict bool) (any, error) {
+// With a budget, the bytes of the strings it meets (a string shared by many
+// tables each time) are taken from it, and running out is errTooLarge.
+func toGo(v lua.LValue, depth int, seen map[*lua.LTable]bool, strict bool, budget *int64) (any, error) {
 	switch x := v.(type) {
 	case nil, *lua.LNilType:
 		return nil, nil
@@ -447,6 +521,11 @@ func toGo(v lua.LValue, depth int, seen map[*lua.LTable]bool, strict bool) (any,
 	case lua.LNumber:
 		return float64(x), nil
 	case lua.LString:
+		if budget != nil {
+			if *budget -= int64(len(x)) + 2; *budget < 0 {
+				return nil, errTooLarge
+			}
+		}
 		return string(x), nil
 	case *lua.LTable:
 		if depth > 100 || seen[x] {
@@ -463,7 +542,7 @@ func toGo(v lua.LValue, depth int, seen map[*lua.LTable]bool, strict bool) (any,
 		if n > 0 && count == n {
 			arr := make([]any, n)
 			for i := 1; i <= n; i++ {
-				g, err := toGo(x.RawGetInt(i), depth+1, seen, strict)
+				g, err := toGo(x.RawGetInt(i), depth+1, seen, strict, budget)
 				if err != nil {
 					return nil, fmt.Errorf("[%d]: %w", i, err)
 				}
@@ -478,7 +557,7 @@ func toGo(v lua.LValue, depth int, seen map[*lua.LTable]bool, strict bool) (any,
 				return
 			}
 			var g any
-			g, err = toGo(val, depth+1, seen, strict)
+			g, err = toGo(val, depth+1, seen, strict, budget)
 			if err != nil {
 				err = fmt.Errorf("%s: %w", elemKey("", k), err)
 				return
@@ -573,7 +652,12 @@ func fromGo(L *lua.LState, rv reflect.Value, depth int) lua.LValue {
 		fields, names := structFields(rv.Type())
 		tb := L.CreateTable(0, len(names))
 		for _, n := range names {
-			tb.RawSetString(n, fromGo(L, rv.FieldByIndex(fields[n].index), depth+1))
+			f := fields[n]
+			fv := rv.FieldByIndex(f.index)
+			if f.opts.omitEmpty && fv.IsZero() {
+				continue
+			}
+			tb.RawSetString(n, fromGo(L, fv, depth+1))
 		}
 		return tb
 	}

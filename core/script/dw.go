@@ -62,20 +62,35 @@ func (p *Pool) dwLog(L *lua.LState) int {
 	}
 	attrs := []any{"src", where(L)}
 	if tb, ok := L.Get(3).(*lua.LTable); ok {
+		budget := int64(MaxLogBytes)
 		for _, kv := range sortedPairs(tb) {
-			attrs = append(attrs, keyString(kv.k), ToGo(kv.v))
+			g, err := toGo(kv.v, 0, map[*lua.LTable]bool{}, false, &budget)
+			if err != nil {
+				raise(L, "dw.log: fields longer than %d bytes", MaxLogBytes)
+			}
+			attrs = append(attrs, keyString(kv.k), g)
 		}
 	} else if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
 		L.ArgError(3, "fields must be a table")
 	}
-	p.opt.Logger.Log(L.Context(), level, msg, attrs...)
+	p.opt.Logger.Log(baseContext(L), level, cut(msg, MaxLogBytes), attrs...)
 	return 0
 }
 
 // dwEnv is dw.env(name): the variable's value, nil when unset or empty.
-// Plugins read API keys this way; profiles never hold secrets.
+// Plugins read API keys this way, and only the variables they declare in
+// their env list (granted to their state by Instance.GrantEnv): a shared
+// plugin can't read the user's other secrets. Profiles never hold secrets
+// and read none.
 func (p *Pool) dwEnv(L *lua.LState) int {
 	name := L.CheckString(1)
+	sd := stateOf(L)
+	switch {
+	case sd == nil || sd.env == nil:
+		raise(L, "dw.env(%q): no environment variables are readable here; only a plugin's functions read the variables its env list declares", name)
+	case !sd.env.names[name]:
+		raise(L, "dw.env(%q): %s is not in the env list of the plugin (%s, declaring %s); add it there to read it", name, name, sd.env.declared, sd.env.list())
+	}
 	if v, ok := p.opt.Env(name); ok && v != "" {
 		L.Push(lua.LString(v))
 	} else {
@@ -87,7 +102,11 @@ func (p *Pool) dwEnv(L *lua.LState) int {
 // dwJSONEncode is dw.json.encode(value [, indent]): tables with keys 1..n
 // become arrays, other tables objects (keys sorted); functions are an error.
 func dwJSONEncode(L *lua.LState) int {
-	g, err := toGo(L.CheckAny(1), 0, map[*lua.LTable]bool{}, true)
+	budget := int64(DefaultMaxStringBytes)
+	if sd := stateOf(L); sd != nil {
+		budget = int64(sd.pool.opt.MaxStringBytes)
+	}
+	g, err := toGo(L.CheckAny(1), 0, map[*lua.LTable]bool{}, true, &budget)
 	if err != nil {
 		raise(L, "dw.json.encode: %v", err)
 	}
@@ -100,13 +119,21 @@ func dwJSONEncode(L *lua.LState) int {
 	if err := enc.Encode(g); err != nil {
 		raise(L, "dw.json.encode: %v", err)
 	}
-	L.Push(lua.LString(bytes.TrimRight(buf.Bytes(), "\n")))
+	out := bytes.TrimRight(buf.Bytes(), "\n")
+	reserveL(L, int64(len(out)), "dw.json.encode")
+	L.Push(lua.LString(out))
 	return 1
 }
 
-// dwJSONDecode is dw.json.decode(text): JSON null becomes nil.
+// dwJSONDecode is dw.json.decode(text): JSON null becomes nil. The size of
+// the value is estimated from the text before decoding (jsonSize).
 func dwJSONDecode(L *lua.LState) int {
 	s := L.CheckString(1)
+	size, err := jsonSize(s)
+	if err != nil {
+		raise(L, "dw.json.decode: %v", err)
+	}
+	reserveL(L, size, "dw.json.decode")
 	var v any
 	dec := json.NewDecoder(strings.NewReader(s))
 	if err := dec.Decode(&v); err != nil {
@@ -117,6 +144,52 @@ func dwJSONDecode(L *lua.LState) int {
 	}
 	L.Push(FromGo(L, v))
 	return 1
+}
+
+// maxJSONDepth bounds the nesting of a decoded value.
+const maxJSONDepth = 100
+
+// jsonSize estimates, in one pass over the text, the memory of the Lua
+// value it decodes to: the text itself (strings) plus a slot per array
+// element and a hash entry per object member, with room for the Go
+// decoder's own copy. A value nested deeper than maxJSONDepth is an error.
+func jsonSize(s string) (int64, error) {
+	var stack []byte
+	inStr, esc := false, false
+	var elems, members int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inStr:
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '[' || c == '{':
+			if len(stack) >= maxJSONDepth {
+				return 0, fmt.Errorf("nested deeper than %d levels", maxJSONDepth)
+			}
+			stack = append(stack, c)
+			elems++
+		case c == ']' || c == '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case c == ',':
+			if len(stack) > 0 && stack[len(stack)-1] == '{' {
+				members++
+			} else {
+				elems++
+			}
+		}
+	}
+	values := elems + members + 1
+	return 2*int64(len(s)) + values*(sizeSlot+2*sizeNumber) + (members+1)*sizeHashSlot + elems*sizeTable/4, nil
 }
 
 // dwURLParse is dw.url.parse(u): {scheme, host, port, path, query, fragment,
@@ -153,7 +226,9 @@ func dwURLParse(L *lua.LState) int {
 
 // dwURLEscape is dw.url.escape(s): query escaping ("a b&c" -> "a+b%26c").
 func dwURLEscape(L *lua.LState) int {
-	L.Push(lua.LString(url.QueryEscape(L.CheckString(1))))
+	s := L.CheckString(1)
+	reserveL(L, 3*int64(len(s)), "dw.url.escape")
+	L.Push(lua.LString(url.QueryEscape(s)))
 	return 1
 }
 
@@ -190,9 +265,11 @@ func dwURLBuild(L *lua.LState) int {
 	}
 	q := u.Query()
 	if tb, ok := L.Get(2).(*lua.LTable); ok {
-		if err := setValues(q, tb, true); err != nil {
+		n, err := setValues(q, tb, true)
+		if err != nil {
 			raise(L, "dw.url.build: %v", err)
 		}
+		reserveL(L, int64(len(u.String()))+3*n, "dw.url.build")
 	} else if L.Get(2) != lua.LNil {
 		L.ArgError(2, "params must be a table")
 	}
@@ -202,9 +279,11 @@ func dwURLBuild(L *lua.LState) int {
 }
 
 // setValues copies a Lua table of parameters into url.Values: strings,
-// numbers and booleans as text, lists as repeated values.
-func setValues(q url.Values, tb *lua.LTable, replace bool) error {
+// numbers and booleans as text, lists as repeated values. It returns the
+// total length of names and values.
+func setValues(q url.Values, tb *lua.LTable, replace bool) (int64, error) {
 	var err error
+	var total int64
 	tb.ForEach(func(k, v lua.LValue) {
 		if err != nil {
 			return
@@ -229,13 +308,16 @@ func setValues(q url.Values, tb *lua.LTable, replace bool) error {
 			}
 			vals = []string{s}
 		}
+		for _, v := range vals {
+			total += int64(len(name) + len(v) + 2)
+		}
 		if replace {
 			q[name] = vals
 		} else {
 			q[name] = append(q[name], vals...)
 		}
 	})
-	return err
+	return total, err
 }
 
 func scalarString(v lua.LValue) (string, bool) {

@@ -28,11 +28,14 @@ func selectDoc(L *lua.LState, fn string) *goquery.Selection {
 // visible text with white space collapsed; html is the element's outer HTML.
 func dwHTMLSelect(L *lua.LState) int {
 	sel := selectDoc(L, "dw.html.select")
+	defer holding(L)()
 	out := L.CreateTable(sel.Length(), 0)
 	sel.Each(func(_ int, s *goquery.Selection) {
 		el := L.CreateTable(0, 4)
-		el.RawSetString("text", lua.LString(collapse(s.Text())))
+		text := collapse(s.Text())
 		h, _ := goquery.OuterHtml(s)
+		holdL(L, int64(len(text)+len(h))+4*sizeHashSlot, "dw.html.select") // nested matches repeat the same HTML
+		el.RawSetString("text", lua.LString(text))
 		el.RawSetString("html", lua.LString(h))
 		attrs := L.NewTable()
 		if n := s.Get(0); n != nil {
@@ -56,6 +59,7 @@ func dwHTMLAttr(L *lua.LState) int {
 	var val lua.LValue = lua.LNil
 	sel.EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		if v, ok := s.Attr(name); ok {
+			reserveL(L, int64(len(v)), "dw.html.attr")
 			val = lua.LString(v)
 			return false
 		}
@@ -73,7 +77,9 @@ func dwHTMLText(L *lua.LState) int {
 		L.Push(lua.LNil)
 		return 1
 	}
-	L.Push(lua.LString(collapse(sel.Text())))
+	text := collapse(sel.Text())
+	reserveL(L, int64(len(text)), "dw.html.text")
+	L.Push(lua.LString(text))
 	return 1
 }
 

@@ -27,9 +27,11 @@ func (p *Pool) dwHTTPPost(L *lua.LState) int {
 		body = string(b)
 	case *lua.LTable:
 		q := url.Values{}
-		if err := setValues(q, b, false); err != nil {
+		n, err := setValues(q, b, false)
+		if err != nil {
 			raise(L, "dw.http.post: %v", err)
 		}
+		reserveL(L, 3*n, "dw.http.post")
 		body = q.Encode()
 	case *lua.LNilType:
 	default:
@@ -50,10 +52,7 @@ func (p *Pool) dwHTTP(L *lua.LState, method, fn string, body io.Reader, contentT
 	if p.opt.HTTP == nil {
 		raise(L, "%s: no HTTP client configured for scripts (dw.http is available only where the crawler provides its fetcher)", fn)
 	}
-	ctx := L.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := baseContext(L)
 	headers := map[string]string{}
 	if opts, ok := L.Get(optIdx).(*lua.LTable); ok {
 		if h, ok := opts.RawGetString("headers").(*lua.LTable); ok {
@@ -102,6 +101,7 @@ func (p *Pool) dwHTTP(L *lua.LState, method, fn string, body io.Reader, contentT
 	if int64(len(data)) > p.opt.MaxBodyBytes {
 		raise(L, "%s %s: response body larger than %d bytes", fn, canon.Redacted(u.String()), p.opt.MaxBodyBytes)
 	}
+	reserveL(L, int64(len(data)), fn)
 	final := u.String()
 	if resp.Request != nil && resp.Request.URL != nil {
 		final = resp.Request.URL.String()

@@ -13,6 +13,10 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
+// ErrMemoryLimit is the cause (errors.Is) of the error of a run or call
+// whose scripts held more memory than Options.MemoryLimit.
+var ErrMemoryLimit = errors.New("script memory limit exceeded")
+
 // Error is a script error with its position: a syntax error, a runtime error
 // raised while running a file or calling one of its functions, or a decoding or
 // validation error for one key of a table the file returned.

@@ -29,6 +29,9 @@ const (
 	DefaultMaxStringBytes  = 16 << 20
 )
 
+// MaxLogBytes bounds a message of print or dw.log (longer ones are cut).
+const MaxLogBytes = 64 << 10
+
 // Options configures the states of a Pool. The zero value is usable: no HTTP
 // (dw.http raises a clear error), slog.Default, the default limits.
 type Options struct {
@@ -52,9 +55,19 @@ type Options struct {
 	RegistryMaxSize int
 	// MaxBodyBytes bounds a dw.http response body; 0 means the default.
 	MaxBodyBytes int64
-	// MaxStringBytes bounds strings built by string.rep; 0 means the default.
+	// MaxStringBytes bounds one string built by a script (concatenation,
+	// string.rep, table.concat ...); 0 means the default.
 	MaxStringBytes int
-	// Env looks up dw.env variables; nil means os.LookupEnv.
+	// MemoryLimit bounds the memory a state's scripts hold: tables,
+	// strings and functions they can still reach, estimated (see
+	// memory.go). A run or call that exceeds it fails with an error
+	// wrapping ErrMemoryLimit, positioned at the script line; the process
+	// and the other states are unaffected. 0 means DefaultMemoryLimit
+	// (64 MiB), negative means no limit.
+	MemoryLimit int64
+	// Env looks up dw.env variables; nil means os.LookupEnv. A script reads
+	// only the variables its Instance was granted (Instance.GrantEnv: a
+	// plugin's declared env list); a profile reads none.
 	Env func(name string) (string, bool)
 	// MaxIdle is the number of idle states kept for reuse; 0 means 64.
 	MaxIdle int
@@ -91,6 +104,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxStringBytes <= 0 {
 		o.MaxStringBytes = DefaultMaxStringBytes
+	}
+	if o.MemoryLimit == 0 {
+		o.MemoryLimit = DefaultMemoryLimit
 	}
 	if o.Env == nil {
 		o.Env = os.LookupEnv
@@ -145,7 +161,7 @@ func (p *Pool) Put(L *lua.LState) {
 	sd := stateOf(L)
 	discard := sd == nil || sd.discard || sd.pool != p
 	if sd != nil {
-		sd.declared = nil
+		sd.declared, sd.env, sd.pinned = nil, nil, nil
 	}
 	if !discard {
 		L.SetTop(0)
@@ -227,6 +243,9 @@ func call(ctx context.Context, L *lua.LState, file string, fn *lua.LFunction, ar
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if m, ok := ctx.(*memCtx); ok {
+		ctx = m.Context // never derive a context from the hook (see memCtx)
+	}
 	sd := stateOf(L)
 	timeout := DefaultCallTimeout
 	if sd != nil {
@@ -238,7 +257,14 @@ func call(ctx context.Context, L *lua.LState, file string, fn *lua.LFunction, ar
 	}
 	defer cancel()
 	old := L.Context()
-	L.SetContext(run)
+	if sd != nil {
+		if _, nested := old.(*memCtx); !nested {
+			sd.mem.begin()
+		}
+		L.SetContext(&memCtx{Context: run, sd: sd, L: L})
+	} else {
+		L.SetContext(run)
+	}
 	defer func() {
 		if old != nil {
 			L.SetContext(old)
@@ -253,10 +279,14 @@ func call(ctx context.Context, L *lua.LState, file string, fn *lua.LFunction, ar
 	}
 	if err := L.PCall(len(args), 1, nil); err != nil {
 		L.SetTop(top)
-		if run.Err() != nil && sd != nil {
+		if sd != nil && (run.Err() != nil || sd.mem.err != nil) {
 			sd.discard = true
 		}
-		return lua.LNil, convertErrorT(run, ctx, err, file, timeout)
+		cerr := convertErrorT(run, ctx, err, file, timeout)
+		if se, ok := cerr.(*Error); ok && sd != nil && sd.mem.err != nil && se.err == nil {
+			se.err = sd.mem.err
+		}
+		return lua.LNil, cerr
 	}
 	v := L.Get(-1)
 	L.SetTop(top)

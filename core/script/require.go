@@ -42,7 +42,7 @@ func (p *Pool) luaRequire(L *lua.LState) int {
 	}
 	sd.loading[name] = true
 	defer delete(sd.loading, name)
-	v, err := Exec(L.Context(), L, chunk)
+	v, err := Exec(baseContext(L), L, chunk)
 	if err != nil {
 		// The error already carries the module's file and line: raise it
 		// without prefixing the require call's position.

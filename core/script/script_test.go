@@ -336,7 +336,7 @@ func TestDWFunctions(t *testing.T) {
 		{"html attr missing", `return tostring(dw.html.attr('<p>x</p>', "a", "href"))`, "nil"},
 		{"html text", `return dw.html.text('<div><h1> Used   cars </h1></div>', "h1")`, "Used cars"},
 		{"html bad selector", `local ok, err = pcall(dw.html.select, "<p></p>", "p[") return err`, `dw.html.select: invalid CSS selector "p["`},
-		{"env", `return dw.env("DW_TEST_KEY") .. tostring(dw.env("DW_TEST_MISSING"))`, "k123nil"},
+		{"env not granted", `local ok, err = pcall(dw.env, "DW_TEST_KEY") return err`, `dw.lua:1: dw.env("DW_TEST_KEY"): no environment variables are readable here`},
 		{"domain sugar", `local t = dw.domain{name = "x"} return t.name`, "x"},
 		{"plugin sugar", `return dw.plugin{name = "p"}.name`, "p"},
 		{"log", `dw.log("warn", "hello", {n = 3, who = "me"}) print("printed", 1) return "ok"`, "ok"},

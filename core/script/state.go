@@ -3,6 +3,7 @@ package script
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -15,8 +16,11 @@ type stateData struct {
 	libs     map[string]*lua.LTable
 	loaded   map[string]lua.LValue // require cache of this state
 	loading  map[string]bool
-	declared lua.LValue // table passed to dw.domain / dw.plugin during the current run
-	discard  bool       // stopped mid-run: close instead of reuse
+	declared lua.LValue   // table passed to dw.domain / dw.plugin during the current run
+	discard  bool         // stopped mid-run: close instead of reuse
+	env      *envGrant    // variables dw.env may read; nil: none
+	pinned   []lua.LValue // values Go holds for the state's scripts (an Instance's table)
+	mem      memory
 }
 
 const stateKey = "dwcrawl.script.state"
@@ -65,6 +69,7 @@ func (p *Pool) newState() *lua.LState {
 		MinimizeStackMemory: true,
 	})
 	sd := &stateData{pool: p, template: map[string]lua.LValue{}, libs: map[string]*lua.LTable{}, loaded: map[string]lua.LValue{}, loading: map[string]bool{}}
+	sd.mem.limit = max(o.MemoryLimit, 0)
 	reg := L.Get(lua.RegistryIndex).(*lua.LTable)
 	reg.RawSetString(stateKey, &lua.LUserData{Value: sd})
 
@@ -86,9 +91,9 @@ func (p *Pool) newState() *lua.LState {
 		}
 		sd.libs[lib.name] = tb
 	}
-	// string.rep is the one library call that builds an arbitrarily large
-	// value in a single VM instruction; cap it.
-	sd.libs[lua.StringLibName].RawSetString("rep", L.NewFunction(p.strRep))
+	// Library calls that build values in proportion to their arguments
+	// check the size first (the memory limit, memory.go).
+	p.checkLibs(L, sd)
 	// Method calls on strings ("x"):upper() go through the string metatable;
 	// give it a private copy of the library and hide it from getmetatable.
 	strMeta := L.NewTable()
@@ -99,6 +104,7 @@ func (p *Pool) newState() *lua.LState {
 	sd.template["print"] = L.NewFunction(p.luaPrint)
 	sd.template["collectgarbage"] = L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(0)); return 1 })
 	sd.template["require"] = L.NewFunction(p.luaRequire)
+	sd.template[concatName] = L.NewFunction(luaConcat)
 	sd.libs["dw"] = p.newDW(L)
 
 	// Wipe the state's own globals: everything a script sees comes from its
@@ -142,37 +148,27 @@ func keysOf(t *lua.LTable) []lua.LValue {
 	return ks
 }
 
-// luaPrint sends print output to the logger at info level.
+// luaPrint sends print output to the logger at info level, cut at
+// MaxLogBytes.
 func (p *Pool) luaPrint(L *lua.LState) int {
 	n := L.GetTop()
-	msg := ""
-	for i := 1; i <= n; i++ {
+	var b strings.Builder
+	for i := 1; i <= n && b.Len() <= MaxLogBytes; i++ {
 		if i > 1 {
-			msg += "\t"
+			b.WriteByte('\t')
 		}
-		msg += L.ToStringMeta(L.Get(i)).String()
+		b.WriteString(L.ToStringMeta(L.Get(i)).String())
 	}
-	p.opt.Logger.Log(L.Context(), slog.LevelInfo, msg, "src", where(L))
+	p.opt.Logger.Log(baseContext(L), slog.LevelInfo, cut(b.String(), MaxLogBytes), "src", where(L))
 	return 0
 }
 
-// strRep is string.rep with a bound on the result size.
-func (p *Pool) strRep(L *lua.LState) int {
-	s := L.CheckString(1)
-	n := L.CheckInt(2)
-	if n <= 0 || s == "" {
-		L.Push(lua.LString(""))
-		return 1
+// cut shortens s to at most n bytes, saying so.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	if len(s)*n/n != len(s) || len(s)*n > p.opt.MaxStringBytes {
-		L.RaiseError("string.rep: result longer than %d bytes", p.opt.MaxStringBytes)
-	}
-	b := make([]byte, 0, len(s)*n)
-	for i := 0; i < n; i++ {
-		b = append(b, s...)
-	}
-	L.Push(lua.LString(b))
-	return 1
+	return s[:n] + "... (cut)"
 }
 
 // where is the "file:line" of the Lua code that called the current Go
