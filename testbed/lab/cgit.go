@@ -24,7 +24,7 @@ const cgitCGI = "/usr/lib/cgit/cgit.cgi"
 func (*cgit) info() appInfo {
 	return appInfo{
 		Name: "cgit", Host: "git." + Domain, Title: "Lab Code", Package: "cgit",
-		Data: "vega cars (corpora/vega/cars.json) and airports (corpora/vega/airports.csv): one commit per record",
+		Data:  "vega cars (corpora/vega/cars.json) and airports (corpora/vega/airports.csv): one commit per record",
 		Needs: []need{{cgitCGI, "cgit"}, {"/usr/bin/git", "git"}},
 	}
 }
@@ -246,7 +246,7 @@ func airportsRepo(as []airport) cgitRepo {
 		body := fmt.Sprintf("%s airport %s serves %s (%s); latitude %s, longitude %s.", a.IATA, a.Name, place, a.Country, a.Lat, a.Lon)
 		r.commits = append(r.commits, cgitCommit{
 			id: a.IATA, subject: fmt.Sprintf("Add %s (%s), %s", a.Name, a.IATA, place), body: body,
-			path: strings.ToLower(a.State) + "/" + strings.ToLower(a.IATA) + ".txt",
+			path:    strings.ToLower(a.State) + "/" + strings.ToLower(a.IATA) + ".txt",
 			content: a.Name + "\n" + body + "\n", when: t0.Add(time.Duration(i) * time.Hour),
 		})
 	}

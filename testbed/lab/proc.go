@@ -60,7 +60,7 @@ func (l *Lab) startProc(name, logPath string, env []string, bin string, args ...
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), mallocEnv...), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
@@ -71,7 +71,9 @@ func (l *Lab) startProc(name, logPath string, env []string, bin string, args ...
 		p.done <- cmd.Wait()
 		logf.Close()
 	}()
+	l.mu.Lock()
 	l.procs = append(l.procs, p)
+	l.mu.Unlock()
 	return p, nil
 }
 

@@ -44,7 +44,7 @@ func writeStatics(e *env, apps []app) ([]*static, error) {
 	if err != nil {
 		return nil, err
 	}
-	hub := &static{host: Hub, title: "Lab hub", data: "links to every lab site", root: e.path("static", Hub),
+	hub := &static{host: Hub, title: "A small web of real web software", data: "links to every lab site", root: e.path("static", Hub),
 		pages: []staticPage{{path: "/"}}}
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html>

@@ -19,10 +19,10 @@ import (
 // Record is one record loaded into an application: what a complete surfacing
 // of the searchable form in front of it should download.
 type Record struct {
-	Backend string `json:"backend"`       // the database it belongs to, e.g. "wiki.lab.test/movies"
-	ID      string `json:"id"`            // the source's id (DBLP ID, WordNet synset, title)
-	Title   string `json:"title"`         // the title its result entry shows
-	Path    string `json:"path"`          // its own page on the application's host
+	Backend string `json:"backend"`        // the database it belongs to, e.g. "wiki.lab.test/movies"
+	ID      string `json:"id"`             // the source's id (DBLP ID, WordNet synset, title)
+	Title   string `json:"title"`          // the title its result entry shows
+	Path    string `json:"path"`           // its own page on the application's host
 	Text    string `json:"text,omitempty"` // the searchable text loaded with it
 }
 
@@ -98,14 +98,14 @@ func (t *Truth) SearchForms(app string) []Form {
 
 // Summary counts, per application, the pages, forms and records of the truth.
 type Summary struct {
-	App           string `json:"app"`
-	Host          string `json:"host"`
-	Version       string `json:"version,omitempty"`
-	Pages         int    `json:"pages"`
-	Searchable    int    `json:"searchable_forms"`
-	NonSearchable int    `json:"non_searchable_forms"`
+	App           string         `json:"app"`
+	Host          string         `json:"host"`
+	Version       string         `json:"version,omitempty"`
+	Pages         int            `json:"pages"`
+	Searchable    int            `json:"searchable_forms"`
+	NonSearchable int            `json:"non_searchable_forms"`
 	Kinds         map[string]int `json:"kinds"`
-	Records       int    `json:"records"`
+	Records       int            `json:"records"`
 }
 
 // Summaries count the truth per site.
