@@ -44,6 +44,23 @@ type Site struct {
 	Home     string         `json:"home"`
 	Data     string         `json:"data"`
 	Backends map[string]int `json:"backends,omitempty"` // backend -> number of records
+	// SearchForms are the site's distinct searchable forms (the same form on
+	// every page of an application's template counts once): what a crawl of
+	// the site should record.
+	SearchForms []SearchForm `json:"search_forms"`
+}
+
+// SearchForm is a distinct searchable form of a site: its action without the
+// query string, its query field and the records behind it.
+type SearchForm struct {
+	Action     string `json:"action"`
+	Method     string `json:"method"`
+	QueryField string `json:"query_field,omitempty"`
+	Backend    string `json:"backend,omitempty"`
+	PageParam  string `json:"page_param,omitempty"`
+	PageSize   int    `json:"page_size,omitempty"`
+	Pages      int    `json:"pages"`   // how many of the visited pages hold it
+	Example    string `json:"example"` // one page that holds it
 }
 
 // Page is a page the lab knows, with every form on it in document order.
@@ -102,6 +119,7 @@ type Summary struct {
 	Host          string         `json:"host"`
 	Version       string         `json:"version,omitempty"`
 	Pages         int            `json:"pages"`
+	Distinct      int            `json:"distinct_searchable_forms"`
 	Searchable    int            `json:"searchable_forms"`
 	NonSearchable int            `json:"non_searchable_forms"`
 	Kinds         map[string]int `json:"kinds"`
@@ -112,7 +130,7 @@ type Summary struct {
 func (t *Truth) Summaries() []Summary {
 	var out []Summary
 	for _, s := range t.Sites {
-		sum := Summary{App: s.App, Host: s.Host, Version: s.Version, Kinds: map[string]int{}}
+		sum := Summary{App: s.App, Host: s.Host, Version: s.Version, Kinds: map[string]int{}, Distinct: len(s.SearchForms)}
 		for _, n := range s.Backends {
 			sum.Records += n
 		}
@@ -271,7 +289,42 @@ func buildTruth(ctx context.Context, l *Lab, apps []app, statics []*static, reco
 			t.Pages = append(t.Pages, p)
 		}
 	}
+	for i := range t.Sites {
+		t.Sites[i].SearchForms = distinctSearchForms(t.Pages, t.Sites[i].Host)
+	}
 	return t, nil
+}
+
+// distinctSearchForms groups a host's searchable forms by action (without
+// its query string), method, query field and backend.
+func distinctSearchForms(pages []Page, host string) []SearchForm {
+	out := []SearchForm{}
+	index := map[string]int{}
+	for _, p := range pages {
+		if p.Host != host {
+			continue
+		}
+		for _, f := range p.Forms {
+			if !f.Searchable {
+				continue
+			}
+			action := f.Action
+			if u, err := url.Parse(f.Action); err == nil {
+				u.RawQuery, u.Fragment = "", ""
+				action = u.String()
+			}
+			key := strings.Join([]string{action, f.Method, f.QueryField, f.Backend}, "\x00")
+			i, ok := index[key]
+			if !ok {
+				i = len(out)
+				index[key] = i
+				out = append(out, SearchForm{Action: action, Method: f.Method, QueryField: f.QueryField, Backend: f.Backend,
+					PageParam: f.PageParam, PageSize: f.PageSize, Example: p.URL})
+			}
+			out[i].Pages++
+		}
+	}
+	return out
 }
 
 // apply sets a form's label, checking that its query field exists.
