@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // mediawiki is MediaWiki on SQLite holding the vega movies, one article per
@@ -46,7 +47,13 @@ $wgPingback = false;
 $wgUseInstantCommons = false;
 $wgJobRunRate = 0;
 $wgDefaultSkin = 'vector';
-$wgFooterIcons = [];
+$wgCacheDirectory = __DIR__ . '/cache';
+// Debian's settings add a "powered by Debian" footer icon in an extension
+// function; this later one removes every footer icon (links off the lab).
+$wgExtensionFunctions[] = function () {
+	global $wgFooterIcons;
+	$wgFooterIcons = [];
+};
 $wgAllowExternalImages = false;
 `
 
@@ -114,10 +121,16 @@ func mwPath(title string) string {
 func (m *mediawiki) dump(movies []movie, hub string) ([]byte, []Record) {
 	var b strings.Builder
 	b.WriteString(`<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="en">` + "\n")
+	// Revisions newer than the installer's Main Page, so the lab's replaces it.
+	stamp := time.Now().UTC().Add(time.Minute).Format("2006-01-02T15:04:05Z")
 	page := func(title, text string) {
+		ns := "0"
+		if strings.HasPrefix(title, "MediaWiki:") {
+			ns = "8"
+		}
 		b.WriteString("<page><title>")
 		xml.EscapeText(&b, []byte(title))
-		b.WriteString("</title><ns>0</ns><revision><timestamp>2024-01-01T00:00:00Z</timestamp>" +
+		b.WriteString("</title><ns>" + ns + "</ns><revision><timestamp>" + stamp + "</timestamp>" +
 			"<contributor><username>Admin</username><id>1</id></contributor><comment>dwcrawl lab import</comment>" +
 			"<model>wikitext</model><format>text/x-wiki</format><text xml:space=\"preserve\">")
 		xml.EscapeText(&b, []byte(text))
@@ -162,6 +175,9 @@ func (m *mediawiki) dump(movies []movie, hub string) ([]byte, []Record) {
 	}
 	fmt.Fprintf(&main, "\n\n== Elsewhere in the lab ==\n* [%s The lab's hub]\n", hub)
 	page("Main Page", main.String())
+	// The default sidebar links to mediawiki.org; the lab's stays in the lab.
+	page("MediaWiki:Sidebar", "* navigation\n** mainpage|mainpage-description\n** recentchanges-url|recentchanges\n"+
+		"** randompage-url|randompage\n* SEARCH\n* TOOLBOX\n")
 	b.WriteString("</mediawiki>\n")
 	return []byte(b.String()), recs
 }
