@@ -41,12 +41,16 @@ type formLabel struct {
 	Backend    string // records key behind a searchable form
 	QueryField string // the text input the query goes in
 	PageParam  string // the URL parameter of the result pages' pagination
-	PageSize   int    // results per result page
+	// PageControl is how a result page reaches the next: "link" (an <a>
+	// carrying PageParam) or "button" (a submit button of the result form
+	// named PageParam, with the page number as value).
+	PageControl string
+	PageSize    int // results per result page
 }
 
 // allApps are the lab's applications, in start order.
 func allApps() []app {
-	return []app{&mediawiki{}, &wordpress{}, &dokuwiki{}, &cgit{}}
+	return []app{&mediawiki{}, &wordpress{}, &dokuwiki{}, &cgit{}, &omega{}}
 }
 
 // packageVersion is the installed version of a Debian package, "" if unknown.

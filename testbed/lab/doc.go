@@ -1,7 +1,7 @@
 // Package lab runs the lab of real web software: web applications installed
 // from Debian packages (MediaWiki on SQLite, WordPress on MariaDB, DokuWiki,
-// cgit), filled with real records from the shared data (vega movies and cars,
-// DBLP papers, WordNet glosses) through each application's own import tools,
+// cgit, Xapian's Omega search CGI), filled with real records from the shared
+// data (vega movies, cars and airports, DBLP papers, WordNet glosses) through each application's own import tools,
 // and served by one lighttpd on a loopback port with one name-based virtual
 // host per application, linked into a small web with static sites (a hub and
 // real Formasaurus pages).

@@ -11,6 +11,7 @@ packages=(
 	wordpress wordpress-theme-twentytwentyone mariadb-server mariadb-client
 	dokuwiki
 	cgit git
+	xapian-omega
 	eatmydata curl
 )
 

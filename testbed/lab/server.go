@@ -24,6 +24,9 @@ accesslog.filename = "%s"
 server.tag = "lighttpd"
 server.follow-symlink = "enable"
 server.max-request-size = 4096
+# Omega's result form carries its parsed query with tabs (%%09): a browser
+# sends them, so the server must take them.
+server.http-parseopts = ("url-ctrls-reject" => "disable")
 index-file.names = ("index.php", "index.html", "doku.php")
 url.access-deny = ("~", ".inc", ".htaccess", ".ht")
 static-file.exclude-extensions = (".php", ".cgi")

@@ -53,14 +53,15 @@ type Site struct {
 // SearchForm is a distinct searchable form of a site: its action without the
 // query string, its query field and the records behind it.
 type SearchForm struct {
-	Action     string `json:"action"`
-	Method     string `json:"method"`
-	QueryField string `json:"query_field,omitempty"`
-	Backend    string `json:"backend,omitempty"`
-	PageParam  string `json:"page_param,omitempty"`
-	PageSize   int    `json:"page_size,omitempty"`
-	Pages      int    `json:"pages"`   // how many of the visited pages hold it
-	Example    string `json:"example"` // one page that holds it
+	Action      string `json:"action"`
+	Method      string `json:"method"`
+	QueryField  string `json:"query_field,omitempty"`
+	Backend     string `json:"backend,omitempty"`
+	PageParam   string `json:"page_param,omitempty"`
+	PageControl string `json:"page_control,omitempty"`
+	PageSize    int    `json:"page_size,omitempty"`
+	Pages       int    `json:"pages"`   // how many of the visited pages hold it
+	Example     string `json:"example"` // one page that holds it
 }
 
 // Page is a page the lab knows, with every form on it in document order.
@@ -87,8 +88,12 @@ type Form struct {
 	Backend    string  `json:"backend,omitempty"`     // records behind a searchable form ("" when none)
 	QueryField string  `json:"query_field,omitempty"` // the text input the query goes in
 	PageParam  string  `json:"page_param,omitempty"`  // URL parameter of the result pagination
-	PageSize   int     `json:"page_size,omitempty"`   // results per result page
-	Source     string  `json:"source,omitempty"`      // where the label comes from, for static pages
+	// PageControl is "link" (an <a> carrying PageParam) or "button" (a
+	// submit button of the result form named PageParam, the page number its
+	// value).
+	PageControl string `json:"page_control,omitempty"`
+	PageSize    int    `json:"page_size,omitempty"` // results per result page
+	Source      string `json:"source,omitempty"`    // where the label comes from, for static pages
 }
 
 // Field is a named control of a form.
@@ -97,6 +102,7 @@ type Field struct {
 	Type    string   `json:"type"` // input type, select, textarea, button
 	Value   string   `json:"value,omitempty"`
 	Options []string `json:"options,omitempty"`
+	Checked bool     `json:"checked,omitempty"` // a checkbox or radio checked by default
 }
 
 // SearchForms are the searchable forms of the truth; with app non-empty, only
@@ -319,7 +325,7 @@ func distinctSearchForms(pages []Page, host string) []SearchForm {
 				i = len(out)
 				index[key] = i
 				out = append(out, SearchForm{Action: action, Method: f.Method, QueryField: f.QueryField, Backend: f.Backend,
-					PageParam: f.PageParam, PageSize: f.PageSize, Example: p.URL})
+					PageParam: f.PageParam, PageControl: f.PageControl, PageSize: f.PageSize, Example: p.URL})
 			}
 			out[i].Pages++
 		}
@@ -332,6 +338,10 @@ func (f *Form) apply(lb formLabel) error {
 	f.Kind = lb.Kind
 	f.Searchable = lb.Kind == "search"
 	f.Backend, f.QueryField, f.PageParam, f.PageSize = lb.Backend, lb.QueryField, lb.PageParam, lb.PageSize
+	f.PageControl = lb.PageControl
+	if f.PageParam != "" && f.PageControl == "" {
+		f.PageControl = "link"
+	}
 	if lb.QueryField != "" && !slices.ContainsFunc(f.Fields, func(x Field) bool { return x.Name == lb.QueryField }) {
 		return fmt.Errorf("query field %q not among the form's fields", lb.QueryField)
 	}
@@ -399,6 +409,12 @@ func ParseForms(base *url.URL, r io.Reader) ([]Form, error) {
 			case "input":
 				fd.Type = strings.ToLower(c.AttrOr("type", "text"))
 				fd.Value = c.AttrOr("value", "")
+				if fd.Type == "checkbox" || fd.Type == "radio" {
+					if fd.Value == "" {
+						fd.Value = "on"
+					}
+					_, fd.Checked = c.Attr("checked")
+				}
 			case "select":
 				fd.Type = "select"
 				c.Find("option").Each(func(j int, o *goquery.Selection) {
