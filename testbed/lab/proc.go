@@ -2,7 +2,6 @@ package lab
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -142,5 +141,3 @@ func dialable(network, addr string) func() error {
 		return c.Close()
 	}
 }
-
-var errNotReady = errors.New("not ready")
