@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 )
 
 // Domain is the parent of every lab host name. ".test" is reserved (RFC 2606),

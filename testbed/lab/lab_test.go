@@ -21,7 +21,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/dwcrawl/dwcrawl/core/shareddata"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 )
 
 // One lab serves every test of the package: loading it is the slow part.
