@@ -10,10 +10,12 @@
 //     ([learn.Tree]) on structural features of the form ([Structural]:
 //     control counts by type, GET/POST, a single main text box, and
 //     search/login/registration/… words in the action, field names, hidden
-//     fields, form id/class, captions, placeholders and text). The tree may
-//     also read one stacked attribute, the out-of-fold probability of a
-//     Naive Bayes model over the form's tokens ([Tokens]); the tree stays
-//     the decision maker (see [StackedTree]).
+//     fields, form id/class, captions, placeholders and text, and in all of
+//     them together). The tree also reads one stacked attribute, the
+//     out-of-fold probability of a Naive Bayes model over the form's tokens
+//     ([Tokens]), which weighs a "Search" caption or label by every form
+//     that carries it, whatever the box is called; the tree stays the
+//     decision maker (see [StackedTree]).
 //   - [KindClassifier]: the same construction over eight kinds (search,
 //     login, registration, password recovery, contact/comment, newsletter,
 //     order, other), with the Formasaurus labels.

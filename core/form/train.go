@@ -23,11 +23,14 @@ type TrainOptions struct {
 }
 
 // DefaultTrainOptions are the options the default model is trained with:
-// the SFC is a plain C4.5 tree on structural features (stacking the token
-// model did not help it in cross-validation), the kind classifier also
-// reads the stacked token-model probabilities (it helps the rarer kinds).
+// both trees also read the stacked token-model probabilities. For the kind
+// classifier they help the rarer kinds; for the SFC they add up evidence
+// the tree alone splits apart: on a form whose box has an opaque name
+// ("P", "words") the tree, having tested the name first, is left with too
+// few training forms to trust a "Search" caption or label, while the token
+// model weighs that caption with all the forms that carry it.
 func DefaultTrainOptions(seed uint64) TrainOptions {
-	return TrainOptions{Seed: seed, Kinds: TreeOptions{Tokens: true}}
+	return TrainOptions{Seed: seed, SFC: TreeOptions{Tokens: true}, Kinds: TreeOptions{Tokens: true}}
 }
 
 // Train builds a complete model: the SFC and kind classifier on the
