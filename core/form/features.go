@@ -176,11 +176,14 @@ func newView(f *page.Form) *view {
 // reading all of it costs more than the rest of the classification.
 const maxTextBytes = 2000
 
-func capText(s string) string {
-	if len(s) <= maxTextBytes {
+func capText(s string) string { return capBytes(s, maxTextBytes) }
+
+// capBytes cuts s to at most n bytes at a rune boundary.
+func capBytes(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	i := maxTextBytes
+	i := n
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}

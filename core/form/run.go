@@ -40,6 +40,10 @@ type TrainRunOptions struct {
 	Data string // Formasaurus-layout folder ("" = shared data)
 	Out  string // model file to write
 	Seed uint64
+	// DomainLabels is a file of hand-labelled domains of the data's search
+	// forms ([LoadDomainLabels]); when set, the domain classifier's level
+	// thresholds are calibrated on them ([DSFC.CalibrateLevels]).
+	DomainLabels string
 }
 
 // RunTrain trains a model on every labelled form of the data folder and
@@ -62,6 +66,9 @@ func RunTrain(ctx context.Context, opt TrainRunOptions, w io.Writer) error {
 	start := time.Now()
 	m, err := Train(ctx, ex, DefaultTrainOptions(opt.Seed))
 	if err != nil {
+		return fmt.Errorf("train forms: %w", err)
+	}
+	if err := calibrateLevels(m, ex, opt.DomainLabels, w); err != nil {
 		return fmt.Errorf("train forms: %w", err)
 	}
 	m.Meta = map[string]string{
