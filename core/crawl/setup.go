@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/fetch"
-	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/core/simweb"
-	"github.com/dwcrawl/dwcrawl/core/siteclass"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -57,8 +55,11 @@ type Crawl struct {
 	*Engine
 	DB      *store.DB
 	Fetcher *fetch.Fetcher
-	server  *simweb.Server
-	prior   *store.DB
+	// Classifiers are the crawl's form and site classifiers and what they
+	// were trained from.
+	Classifiers *Classifiers
+	server      *simweb.Server
+	prior       *store.DB
 }
 
 // Close releases the store, the fetcher and the testbed server.
@@ -147,20 +148,14 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 		return nil, err
 	}
 	c.Fetcher = f
-	model, err := form.Default()
+	// A custom domain's classifiers are trained from the profile and its
+	// seeds' homepages (cached in the crawl directory); see classifiers.go.
+	cls, err := NewClassifiers(ctx, p, f, TopicURLs(p, seeds), db, uint64(s.Seed))
 	if err != nil {
-		return nil, fmt.Errorf("crawl: loading the form classifier: %w", err)
+		return nil, err
 	}
-	hifi, err := form.NewHIFI(model, p.Domain)
-	if err != nil {
-		return nil, fmt.Errorf("crawl: form classifier for domain %q: %w", p.Domain, err)
-	}
-	kw := append(append(append([]string{}, p.Keywords...), p.Site.Keywords...), p.Forms.Keywords...)
-	sc, err := siteclass.Train(p.Domain, nil, kw, siteclass.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("crawl: training the site classifier: %w", err)
-	}
-	deps := Deps{Store: db, Fetcher: f, Forms: hifi, Pages: sc}
+	c.Classifiers = cls
+	deps := Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites}
 	if s.Reverse != nil {
 		if deps.Reverse, err = s.Reverse(ctx, f); err != nil {
 			return nil, fmt.Errorf("crawl: reverse search: %w", err)
