@@ -70,6 +70,14 @@ return dw.domain{
     },
   },
 
+  -- A domain outside the twelve built in (say "recipes") has no trained
+  -- model: its form and site classifiers learn from the keywords, the form
+  -- examples and `examples`, pages of sites of the topic (saved HTML files
+  -- next to this profile, or URLs), plus the homepages of the seeds at crawl
+  -- start; `dwcrawl profile check` says what they learned from. For a
+  -- built-in domain `examples` may stay empty.
+  examples = {},
+
   -- Reverse searching (SmartCrawler Algorithm 1): when the site frontier has
   -- fewer than `threshold` unvisited sites, ask a search engine for pages
   -- that link to known deep sites and harvest new sites from them. A result

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/plugins"
 	"github.com/urfave/cli/v2"
@@ -53,5 +55,28 @@ func profileCheck(c *cli.Context) error {
 		return nil
 	}
 	fmt.Fprint(c.App.Writer, p.String())
+	return describeClassifiers(c, p)
+}
+
+// describeClassifiers says what the profile's classifiers are trained from;
+// for a custom domain it trains them from the profile (the seeds' homepages
+// and example URLs are fetched at crawl start, not here).
+func describeClassifiers(c *cli.Context, p *profile.Profile) error {
+	w := c.App.Writer
+	if !p.Custom() {
+		fmt.Fprintf(w, "# classifiers: the embedded form model's %q domain; the site classifier is trained from the keywords\n", p.Domain)
+		return nil
+	}
+	cls, err := crawl.NewClassifiers(c.Context, p, nil, nil, nil, 1)
+	if err != nil {
+		return errExit{1, err}
+	}
+	fmt.Fprintf(w, "# custom domain %q: classifiers trained from the profile\n", p.Domain)
+	for _, line := range strings.Split(strings.TrimSpace(cls.Describe()), "\n") {
+		fmt.Fprintf(w, "#   %s\n", line)
+	}
+	if n := len(crawl.TopicURLs(p, p.Seeds)); n > 0 {
+		fmt.Fprintf(w, "#   at crawl start they also learn from %d fetched pages (example URLs and seed homepages; --testbed: the simulated web's seeds)\n", n)
+	}
 	return nil
 }

@@ -47,6 +47,11 @@ func TestProfileCheck(t *testing.T) {
 			filepath.Join(dir, "syntax.lua") + ":" + strconv.Itoa(lineOf(depth)) + ": syntax error near '3'", 1},
 		{"alpha", []string{broken("alpha.lua", "alpha = 0.5", "alpha = 2")}, nil,
 			filepath.Join(dir, "alpha.lua") + ":" + strconv.Itoa(lineOf("alpha = 0.5")) + ": rank.alpha: must be in [0,1], got 2", 1},
+		{"custom domain", []string{filepath.Join("..", "..", "core", "crawl", "testdata", "recipes.lua")}, []string{
+			"domain: cooking\n", `# custom domain "cooking": classifiers trained from the profile`,
+			`domain classifier for "cooking" trained from 19 keywords, 7 form keywords, 1 example forms and 1 example pages`,
+			`site classifier for "cooking" trained from 26 keywords, 1 homepages`, "learn from 3 fetched pages"}, "", 0},
+		{"built-in domain", []string{good}, []string{`# classifiers: the embedded form model's "auto" domain`}, "", 0},
 		{"missing file", []string{filepath.Join(dir, "none.lua")}, nil, "no such file", 1},
 		{"no argument", nil, nil, "expected one FILE.lua argument", 2},
 	}

@@ -116,3 +116,70 @@ func TestTrainEvalErrors(t *testing.T) {
 		t.Error("train on empty folder accepted")
 	}
 }
+
+// TestEvalDomains labels the mini folder's search forms (the first eight
+// sites are none of the domains, the others bookshops whose pages say so)
+// and scores the domain step on them, trains with the labels, and checks
+// the errors.
+func TestEvalDomains(t *testing.T) {
+	data := miniFormasaurus(t)
+	var labels strings.Builder
+	labels.WriteString("# page\tform\tlabel\tdomain\tnote\n")
+	for i := range 16 {
+		name := fmt.Sprintf("html/site%d.example-0.html", i)
+		dom := "none"
+		if i >= 8 {
+			dom = "book"
+			p := filepath.Join(data, name)
+			b, _ := os.ReadFile(p)
+			b = []byte(strings.Replace(string(b), "<h1>Site</h1>", "<title>Rare books and first editions</title><h1>Used books, rare books, first editions</h1><p>Search our catalog of books by author, title or ISBN: novels, poetry, history.</p>", 1))
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fmt.Fprintf(&labels, "%s\t0\ts\t%s\tmini\n", name, dom)
+	}
+	lf := filepath.Join(t.TempDir(), "domains.tsv")
+	if err := os.WriteFile(lf, []byte(labels.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runFormsCmd(t, "eval", "domains", "--data", data, "--labels", lf)
+	if err != nil {
+		t.Fatalf("eval domains: %v\n%s", err, out)
+	}
+	for _, want := range []string{"labelled search forms: 16", "(all 12)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("eval domains output lacks %q:\n%s", want, out)
+		}
+	}
+	if f := strings.Fields(lineWith(out, "(any)")); len(f) != 7 || f[1] != "0/8" || f[4] != "8/8" {
+		t.Errorf("(any): want 0/8 out-of-domain forms relevant and 8/8 bookshops found:\n%s", out)
+	}
+	out, err = runFormsCmd(t, "eval", "domains", "--data", data, "--labels", lf, "--cv", "2", "--json")
+	if err != nil || !strings.Contains(out, `"folds": 2`) {
+		t.Errorf("eval domains --cv: %v\n%s", err, out)
+	}
+	model := filepath.Join(t.TempDir(), "forms.json")
+	out, err = runFormsCmd(t, "train", "forms", "--data", data, "--out", model, "--domain-labels", lf)
+	if err != nil || !strings.Contains(out, "domain level thresholds calibrated on "+lf) {
+		t.Errorf("train --domain-labels: %v\n%s", err, out)
+	}
+	if _, err := runFormsCmd(t, "eval", "domains", "--data", data); err == nil {
+		t.Error("eval domains without --labels accepted")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.tsv")
+	os.WriteFile(bad, []byte("html/site0.example-0.html\t0\ts\tcars\n"), 0o644)
+	if _, err := runFormsCmd(t, "eval", "domains", "--data", data, "--labels", bad); err == nil || !strings.Contains(err.Error(), "bad.tsv:1: unknown domain \"cars\"") {
+		t.Errorf("bad label file: %v", err)
+	}
+}
+
+// lineWith returns the first line of s containing sub.
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}

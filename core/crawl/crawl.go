@@ -41,6 +41,13 @@ type FormClassifier interface {
 	Classify(f *page.Form, pageHost string) form.Decision
 }
 
+// evidenceClassifier is a FormClassifier that also reads the form's page
+// and its site's verdict (form.HIFI implements it): a bare search box takes
+// its domain from them.
+type evidenceClassifier interface {
+	ClassifyIn(f *page.Form, ev form.Evidence) form.Decision
+}
+
 // PageClassifier judges whether a page's text is on the domain's topic
 // (siteclass.Classifier implements it): the site classifier of stage one and
 // the page classifier of ACHE and best-first.
@@ -141,6 +148,9 @@ type Engine struct {
 	claimed sync.Map
 	// formSigs holds the signatures of the searchable forms recorded.
 	formSigs sync.Map
+	// siteP holds the site classifier's verdict (float64) on each explored
+	// site's homepage, the site evidence of the forms found inside it.
+	siteP sync.Map
 }
 
 // New checks the options and prepares an engine over deps.Store.

@@ -34,9 +34,10 @@ type Setup struct {
 // Crawl is an assembled test crawl with the resources it owns.
 type Crawl struct {
 	*Engine
-	DB      *store.DB
-	Fetcher *fetch.Fetcher
-	server  *simweb.Server
+	DB          *store.DB
+	Fetcher     *fetch.Fetcher
+	Classifiers *Classifiers
+	server      *simweb.Server
 }
 
 // Close releases the fetcher, the web's listener and the store.
@@ -93,12 +94,13 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("no sites of domain %q", s.Profile.Domain)
 	}
-	forms, pages, err := Classifiers(s.Profile)
+	cls, err := NewClassifiers(ctx, s.Profile, c.Fetcher, TopicURLs(s.Profile, seeds), db, uint64(s.Seed))
 	if err != nil {
 		return nil, err
 	}
+	c.Classifiers = cls
 	e, err := New(Options{Profile: s.Profile, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Seed: s.Seed},
-		Deps{Store: db, Fetcher: c.Fetcher, Forms: forms, Pages: pages})
+		Deps{Store: db, Fetcher: c.Fetcher, Forms: cls.Forms, Pages: cls.Sites})
 	if err != nil {
 		return nil, err
 	}

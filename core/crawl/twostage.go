@@ -215,10 +215,12 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	if hv.Page != nil {
 		outs = ex.collectOut(hv, outs)
 		homeText = hv.Page.Title + " " + hv.Page.Text + " " + strings.Join(canonTerms(site), " ")
-		relevant, _ = e.deps.Pages.Relevant(homeText)
+		var p float64
+		relevant, p = e.deps.Pages.Relevant(homeText)
 		if k.seed {
-			relevant = true // the profile vouches for its seed sites
+			relevant, p = true, 1 // the profile vouches for its seed sites
 		}
+		e.siteP.Store(site, p)
 		if relForms > 0 {
 			// a relevant form on the homepage makes the site worth exploring;
 			// another domain's form says nothing about this one (travel

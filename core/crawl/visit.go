@@ -169,9 +169,19 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra f
 // page) is kept as a duplicate: it is not a new entry point.
 func (e *Engine) judgeForms(v *visited) {
 	host := canon.Host(v.URL)
+	ec, withEvidence := e.deps.Forms.(evidenceClassifier)
+	ev := form.Evidence{PageHost: host, PageTitle: v.Page.Title, PageText: v.Page.Text}
+	if p, ok := e.siteP.Load(v.Site); ok {
+		ev.SiteP, ev.SiteKnown = p.(float64), true
+	}
 	for i := range v.Page.Forms {
 		f := &v.Page.Forms[i]
-		d := e.deps.Forms.Classify(f, host)
+		var d form.Decision
+		if withEvidence {
+			d = ec.ClassifyIn(f, ev)
+		} else {
+			d = e.deps.Forms.Classify(f, host)
+		}
 		fr := formRecord{Index: f.Index, Kind: d.Kind, Searchable: d.Searchable, Relevant: d.Relevant && d.Searchable, P: d.PSearchable}
 		if fr.Searchable {
 			names := make([]string, 0, len(f.Fields))

@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/core/siteclass"
+	"github.com/dwcrawl/dwcrawl/core/text"
 	"sort"
 	"strings"
 	"sync"
@@ -167,3 +169,41 @@ func domainClasses() []string {
 	sort.Strings(out)
 	return out
 }
+
+// OffTopicTexts returns texts about none of the domains: the glosses of
+// the site classifier's bundled background (WordNet glosses of 114 topics)
+// that use none of the domains' core words ([domainNouns]).
+func OffTopicTexts() []string {
+	offTopicOnce.Do(func() {
+		core := make(map[string]bool)
+		for _, w := range strings.Fields(domainNouns) {
+			core[text.Stem(w)] = true
+		}
+		for _, doc := range siteclass.BundledBackground() {
+		glosses:
+			for _, g := range strings.Split(doc.Text, "; ") {
+				for _, t := range text.Terms(g) {
+					if core[t] {
+						continue glosses
+					}
+				}
+				offTopic = append(offTopic, g)
+			}
+		}
+	})
+	return offTopic
+}
+
+// domainNouns are the words that name what the twelve domains' databases
+// hold: a text using one of them is not off-topic for all domains.
+const domainNouns = `flight flights airfare airline airlines airport fly apartment apartments rent
+	rental rentals lease tenant car cars vehicle vehicles auto automobile truck book books author
+	authors novel publisher hotel hotels lodging room rooms resort job jobs career careers employment
+	employer salary movie movies film films cinema actor actress music song songs album albums artist
+	band record people person persons name names product products shop store price route routes
+	direction directions map maps road trip travel`
+
+var (
+	offTopicOnce sync.Once
+	offTopic     []string
+)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 
@@ -23,6 +24,12 @@ import (
 type DSFC struct {
 	Vec *learn.TFIDF `json:"tfidf"`
 	SVM *learn.OVR   `json:"svm"`
+	// Min are the calibrated thresholds of each class ([DSFC.Calibrate]).
+	Min map[string]Thresholds `json:"min,omitempty"`
+	// Levels are the least thresholds of every domain class at each
+	// evidence level, calibrated on real labelled forms
+	// ([DSFC.CalibrateLevels]).
+	Levels Thresholds `json:"levels"`
 }
 
 // DomainExample is a form labelled with its domain.
@@ -35,8 +42,21 @@ type DomainExample struct {
 // year lists say little and cost time.
 const maxOptions = 30
 
-// FormText returns the text the domain classifier reads from f.
+// FormText returns the text the domain classifier reads from f: its own
+// text ([OwnText]) and the text just before it (f.Context).
 func FormText(f *page.Form) string {
+	s := OwnText(f)
+	if f.Context != "" {
+		s += f.Context + " "
+	}
+	return s
+}
+
+// OwnText returns the text of the form itself: the labels, placeholders,
+// names, values and options of its visible controls, its captions and its
+// visible text (the first few thousand bytes: a form that wraps a whole
+// page would otherwise bring the page in).
+func OwnText(f *page.Form) string {
 	var sb strings.Builder
 	w := func(s string) {
 		if s != "" {
@@ -65,8 +85,7 @@ func FormText(f *page.Form) string {
 	for _, s := range f.Submits {
 		w(s)
 	}
-	w(f.Text)
-	w(f.Context)
+	w(capText(f.Text))
 	return sb.String()
 }
 
@@ -242,23 +261,106 @@ func (d *DSFC) Evaluate(ex []DomainExample) *learn.Confusion {
 
 // BundledDomainExamples generates perDomain training forms for each of the
 // twelve domains and [OtherDomain] from the bundled vocabulary
-// ([Vocabulary]): keyword boxes and multi-attribute forms whose labels,
-// options and surrounding text are drawn from the domain's curated labels
-// and real values and sentences. The same seed gives the same forms.
+// ([Vocabulary]) and off-topic texts ([OffTopicTexts]); see
+// [GenerateDomainExamples]. The same seed gives the same forms.
 func BundledDomainExamples(seed uint64, perDomain int) ([]DomainExample, error) {
 	voc, err := Vocabulary()
 	if err != nil {
 		return nil, err
 	}
+	return GenerateDomainExamples(voc, OffTopicTexts(), seed, perDomain), nil
+}
+
+// GenerateDomainExamples generates perDomain searchable forms for each
+// class of voc (sorted by name): keyword boxes and multi-attribute forms
+// whose labels, options and surrounding text are drawn from the class's
+// vocabulary. Half the forms also carry a few words or a sentence of
+// off-topic text (a link inside the form, a headline before it), as real
+// forms do, so that no single word weighs as domain evidence unless the
+// domain's forms use it; and half the forms of [OtherDomain] are bare
+// search boxes among off-topic text.
+func GenerateDomainExamples(voc map[string]DomainVocab, offTopic []string, seed uint64, perDomain int) []DomainExample {
 	rng := rand.New(rand.NewPCG(seed, 0xd5fc))
+	nz := newNoise(offTopic)
+	classes := make([]string, 0, len(voc))
+	for c := range voc {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
 	var out []DomainExample
-	for _, d := range domainClasses() {
+	for _, d := range classes {
 		v := voc[d]
-		for range perDomain {
-			out = append(out, DomainExample{Domain: d, Form: genForm(rng, v)})
+		for i := range perDomain {
+			var f page.Form
+			if d == OtherDomain && i%2 == 1 && nz.ok() {
+				f = genBareBox(rng, nz)
+			} else {
+				f = genForm(rng, v)
+				nz.add(rng, &f)
+			}
+			out = append(out, DomainExample{Domain: d, Form: f})
 		}
 	}
-	return out, nil
+	return out
+}
+
+// noise draws off-topic words and sentences.
+type noise struct {
+	snippets, words []string
+}
+
+func newNoise(texts []string) *noise {
+	n := &noise{}
+	for _, t := range texts {
+		for _, s := range strings.Split(t, "; ") {
+			if s = strings.TrimSpace(s); s != "" {
+				n.snippets = append(n.snippets, s)
+			}
+		}
+		for _, w := range text.Tokenize(t) {
+			if len(w) >= 3 && !text.IsStop(w) {
+				n.words = append(n.words, w)
+			}
+		}
+	}
+	return n
+}
+
+func (n *noise) ok() bool { return len(n.snippets) > 0 }
+
+// add puts off-topic words into half the forms' own text and an
+// off-topic sentence before half of them.
+func (n *noise) add(rng *rand.Rand, f *page.Form) {
+	if !n.ok() {
+		return
+	}
+	if rng.IntN(2) == 0 {
+		for range 1 + rng.IntN(2) {
+			f.Text += " " + pick(rng, n.words)
+		}
+	}
+	if rng.IntN(2) == 0 {
+		f.Context = pick(rng, n.snippets) + ". " + f.Context
+	}
+}
+
+// genBareBox makes a search box with no domain words among off-topic text.
+func genBareBox(rng *rand.Rand, n *noise) page.Form {
+	prompt := pick(rng, genericPrompts)
+	fd := page.Field{Tag: "input", Type: "text", Name: pick(rng, boxNames), Placeholder: prompt}
+	f := page.Form{Method: "GET", Action: "http://example.test/search", Fields: []page.Field{fd}, Text: prompt}
+	if c := pick(rng, captions); c != "" {
+		f.Submits = []string{c}
+	}
+	if rng.IntN(2) == 0 {
+		f.Text += " " + pick(rng, n.words)
+	}
+	ctx := []string{pick(rng, siteText)}
+	for range 1 + rng.IntN(3) {
+		ctx = append(ctx, pick(rng, n.snippets))
+	}
+	f.Context = strings.Join(ctx, ". ")
+	return f
 }
 
 // Words of any search interface, whatever its domain: every class's
@@ -359,3 +461,9 @@ func genSelect(rng *rand.Rand, label string, values []string) page.Field {
 	}
 	return fd
 }
+
+// DefaultMaxOut is the share of out-of-domain search forms the level
+// thresholds may mark relevant on the labelled data they are calibrated on
+// (the target is at most 10 % on real pages; 8 % leaves a margin for pages
+// not seen).
+const DefaultMaxOut = 0.08

@@ -47,10 +47,16 @@ func (g wordGroup) match(tok string) bool {
 // unambiguous in a form.
 var (
 	gSearch = group("search",
-		"q s k kw qs key keys go find query term terms keyword keywords lookup sq qt ok los srch sch "+
+		"find lookup srch "+
 			"buscar busca suche suchen sok sog søg sök haku ara arama cerca ricerca zoek zoeken szukaj hledat trouver chercher keres "+
 			"pesquisa pesquisar procurar найти искать поиск 搜索 搜尋 検索 검색",
 		"search query keyword suche suchbegriff suchstring recherch busc zoek keres pesquis поиск найт искат 搜 検索 검색")
+	// gQuery are the short names of a query box and the generic captions of
+	// any submit button: strong evidence in a text box's name ("q", "s"),
+	// weak anywhere else ("s" is also a session id, "Go" jumps to a forum,
+	// "OK" logs in), so they are counted apart from gSearch.
+	gQuery = group("query",
+		"q s k kw qs key keys go query term terms keyword keywords ok los sq qt sch", "")
 	gFilter = group("filter",
 		"limit sort sortby orderby per",
 		"filter filtr sortier")
@@ -71,7 +77,7 @@ var (
 		"add buy qty item size",
 		"cart basket quantit order checkout product sku price shipping wishlist корзин купить")
 	gEmail = group("email", "", "email mail почт")
-	groups = []wordGroup{gSearch, gFilter, gLogin, gRegister, gRecover, gContact, gNewsletter, gOrder, gEmail}
+	groups = []wordGroup{gSearch, gQuery, gFilter, gLogin, gRegister, gRecover, gContact, gNewsletter, gOrder, gEmail}
 )
 
 // view is a form broken into the token sources the features read.
@@ -170,11 +176,14 @@ func newView(f *page.Form) *view {
 // reading all of it costs more than the rest of the classification.
 const maxTextBytes = 2000
 
-func capText(s string) string {
-	if len(s) <= maxTextBytes {
+func capText(s string) string { return capBytes(s, maxTextBytes) }
+
+// capBytes cuts s to at most n bytes at a rune boundary.
+func capBytes(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	i := maxTextBytes
+	i := n
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
@@ -189,7 +198,7 @@ func searchName(name string) bool {
 	if name == "" {
 		return false
 	}
-	if gSearch.match(name) {
+	if gSearch.match(name) || gQuery.match(name) {
 		return true
 	}
 	for _, t := range tokenize(name) {
@@ -231,7 +240,7 @@ func b2f(b bool) float64 {
 var structural = buildStructural()
 
 // structuralVersion identifies the attribute list a model was trained on.
-const structuralVersion = 1
+const structuralVersion = 2
 
 func buildStructural() []feature {
 	fs := []feature{
@@ -271,6 +280,19 @@ func buildStructural() []feature {
 		for si, s := range sources {
 			fs = append(fs, feature{s.name + "_" + g.name, func(v *view) float64 { return v.counts[si][gi] }})
 		}
+	}
+	// The same counts over all sources: a tree splits its few training
+	// forms by source, and evidence spread over the sources (a "Search"
+	// caption here, a "search" placeholder there) would otherwise be too
+	// thin in each branch to be learnt.
+	for gi, g := range groups {
+		fs = append(fs, feature{"any_" + g.name, func(v *view) float64 {
+			n := 0.0
+			for si := range sources {
+				n += v.counts[si][gi]
+			}
+			return n
+		}})
 	}
 	return fs
 }
@@ -334,10 +356,11 @@ func StructuralAttrs() []learn.Attr {
 
 // Structural returns the structural features of f in [StructuralAttrs]
 // order: control counts by type, method, the single-text-box shape, and
-// how many tokens of each purpose (search, login, register, recover,
-// contact, newsletter, order, email) appear in the action URL, the field
-// names, the hidden field names, the form's id/name/class, the submit
-// captions, the placeholders/labels and the form's text.
+// how many tokens of each purpose (search, query-box names, filter, login,
+// register, recover, contact, newsletter, order, email) appear in the
+// action URL, the field names, the hidden field names, the form's
+// id/name/class, the submit captions, the placeholders/labels and the
+// form's text, and in all of them together.
 func Structural(f *page.Form) []float64 { return analyze(f).structural() }
 
 // analysis caches what the classifiers compute from one form, so HIFI's

@@ -24,7 +24,13 @@ type Example struct {
 	URL   string // URL of the page
 	Host  string // host of URL: the cross-validation group
 	File  string // page file, relative to the data folder
+	// Title and Text are the title and (the first maxPageText bytes of) the
+	// visible text of the page: the page evidence of the domain step.
+	Title, Text string
 }
+
+// maxPageText bounds the page text kept per example.
+const maxPageText = 4000
 
 // Searchable reports whether the example is a search form.
 func (e *Example) Searchable() bool { return e.Kind == KindSearch }
@@ -139,7 +145,7 @@ func loadPage(dir, file, rawURL string, labels []string) (ex []Example, skipped 
 			skipped++
 			continue
 		}
-		ex = append(ex, Example{Form: p.Forms[i], Label: l, Kind: k, URL: rawURL, Host: host, File: file})
+		ex = append(ex, Example{Form: p.Forms[i], Label: l, Kind: k, URL: rawURL, Host: host, File: file, Title: p.Title, Text: capBytes(p.Text, maxPageText)})
 	}
 	return ex, skipped, false, nil
 }

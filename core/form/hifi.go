@@ -19,11 +19,15 @@ type Decision struct {
 	PKind       float64 `json:"p_kind"`       // probability of Kind (the SFC's for search/external)
 	Domain      string  `json:"domain,omitempty"`
 	PDomain     float64 `json:"p_domain,omitempty"`
-	// Relevant: searchable and in the target domain (or, with no target,
-	// in any of the twelve domains) with PDomain at least the threshold;
-	// with a target, also when the target is the DSFC's most probable class.
-	Relevant bool     `json:"relevant"`
-	Reasons  []string `json:"reasons"` // the tests and rules that drove the decision
+	// Relevant: searchable and, by the domain step's evidence
+	// ([DSFC.Decide]), in the target domain, or with no target in one of
+	// the classifier's domains.
+	Relevant bool `json:"relevant"`
+	// DomainEvidence is the evidence that decided the domain: "form",
+	// "page", "site", or "" when there was none (see [DSFC.Decide]). Domain
+	// is then [NoDomain].
+	DomainEvidence string   `json:"domain_evidence,omitempty"`
+	Reasons        []string `json:"reasons"` // the tests and rules that drove the decision
 }
 
 // HIFI is the hierarchical form classifier of Barbosa & Freire (2007) as
@@ -34,7 +38,6 @@ type HIFI struct {
 	Model        *Model
 	Domain       string  // target domain; "" = best of the twelve
 	MinSearch    float64 // P(searchable) threshold (default 0.5)
-	MinDomain    float64 // P(domain) threshold (default 0.5)
 	NoDomainStep bool    // skip the DSFC (faster when domains do not matter)
 }
 
@@ -50,7 +53,7 @@ func NewHIFI(m *Model, domain string) (*HIFI, error) {
 	if domain != "" && m.DSFC != nil && !contains(m.DSFC.Domains(), domain) {
 		return nil, fmt.Errorf("hifi: unknown domain %q (have %s)", domain, strings.Join(m.DSFC.Domains(), ", "))
 	}
-	return &HIFI{Model: m, Domain: domain, MinSearch: 0.5, MinDomain: 0.5}, nil
+	return &HIFI{Model: m, Domain: domain, MinSearch: 0.5}, nil
 }
 
 func contains(xs []string, s string) bool {
@@ -66,17 +69,21 @@ func contains(xs []string, s string) bool {
 // from the root down, then the rule or domain step).
 const maxReasons = 8
 
-// Classify decides on one form. pageHost is the host of the page holding
-// it ("" if unknown), used to tell an engine's own search form from an
-// external engine box.
+// Classify decides on one form with no evidence but its page's host ("" if
+// unknown), which tells an engine's own search form from an external
+// engine box: [HIFI.ClassifyIn] with Evidence{PageHost: pageHost}.
 func (h *HIFI) Classify(f *page.Form, pageHost string) Decision {
+	return h.ClassifyIn(f, Evidence{PageHost: pageHost})
+}
+
+// ClassifyIn decides on one form with the evidence of its page and site
+// (see [DSFC.Decide] for how the domain step uses it).
+func (h *HIFI) ClassifyIn(f *page.Form, ev Evidence) Decision {
+	pageHost := ev.PageHost
 	var d Decision
-	minS, minD := h.MinSearch, h.MinDomain
+	minS := h.MinSearch
 	if minS <= 0 {
 		minS = 0.5
-	}
-	if minD <= 0 {
-		minD = 0.5
 	}
 	a := analyze(f)
 	p, why := h.Model.SFC.prob(a)
@@ -99,23 +106,9 @@ func (h *HIFI) Classify(f *page.Form, pageHost string) Decision {
 	if !d.Searchable || h.NoDomainStep || h.Model.DSFC == nil {
 		return d
 	}
-	if h.Domain != "" {
-		d.Domain = h.Domain
-		d.PDomain = h.Model.DSFC.InDomain(f, h.Domain)
-	} else {
-		d.Domain, d.PDomain = h.Model.DSFC.Best(f)
-	}
-	d.Relevant = d.Domain != OtherDomain && d.PDomain >= minD
-	if !d.Relevant && h.Domain != "" {
-		// The one-vs-rest probability of a domain is low when its forms look
-		// like a neighbour's (car rental and airfare share places and dates);
-		// the form is still this domain's when no other class beats it. On
-		// simweb this lifts rental recall from 58% to 94% of the forms seen,
-		// without false positives.
-		best, _ := h.Model.DSFC.Best(f)
-		d.Relevant = best == h.Domain
-	}
-	d.Reasons = append(d.Reasons, fmt.Sprintf("domain %s p=%.2f", d.Domain, d.PDomain))
+	v := h.Model.DSFC.Decide(f, ev, h.Domain)
+	d.Domain, d.PDomain, d.Relevant, d.DomainEvidence = v.Domain, v.P, v.Relevant, v.Level
+	d.Reasons = append(d.Reasons, "domain "+v.Domain+": "+v.Reason)
 	return d
 }
 
@@ -139,17 +132,25 @@ func (h *HIFI) bestNonSearch(a *analysis) (string, float64) {
 	return best, bp
 }
 
-// ClassifyPage decides on every form of a page.
+// ClassifyPage decides on every form of a page, with the page as their
+// evidence.
 func (h *HIFI) ClassifyPage(p *page.Page) []Decision {
-	host := ""
-	if u, err := url.Parse(p.URL); err == nil {
-		host = u.Hostname()
-	}
+	ev := PageEvidence(p)
 	out := make([]Decision, len(p.Forms))
 	for i := range p.Forms {
-		out[i] = h.Classify(&p.Forms[i], host)
+		out[i] = h.ClassifyIn(&p.Forms[i], ev)
 	}
 	return out
+}
+
+// PageEvidence returns the evidence a page gives its forms: its host,
+// title and text.
+func PageEvidence(p *page.Page) Evidence {
+	ev := Evidence{PageTitle: p.Title, PageText: p.Text}
+	if u, err := url.Parse(p.URL); err == nil {
+		ev.PageHost = u.Hostname()
+	}
+	return ev
 }
 
 func firstN(xs []string, n int) []string {

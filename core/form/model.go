@@ -78,7 +78,8 @@ func LoadModel(path string) (*Model, error) {
 // defaultModel is the model trained on all of the shared Formasaurus data
 // (plus the bundled domain examples), regenerated with
 //
-//	go run ./cmd/dwcrawl train forms --data ../shared/data/formasaurus --out core/form/model/default.json
+//	go run ./cmd/dwcrawl train forms --data ../shared/data/formasaurus --out core/form/model/default.json \
+//	    --domain-labels core/form/testdata/formasaurus-domains.tsv
 //
 //go:embed model/default.json
 var defaultModel []byte

@@ -22,11 +22,14 @@ type TrainOptions struct {
 }
 
 // DefaultTrainOptions are the options the default model is trained with:
-// the SFC is a plain C4.5 tree on structural features (stacking the token
-// model did not help it in cross-validation), the kind classifier also
-// reads the stacked token-model probabilities (it helps the rarer kinds).
+// both trees also read the stacked token-model probabilities. For the kind
+// classifier they help the rarer kinds; for the SFC they add up evidence
+// the tree alone splits apart: on a form whose box has an opaque name
+// ("P", "words") the tree, having tested the name first, is left with too
+// few training forms to trust a "Search" caption or label, while the token
+// model weighs that caption with all the forms that carry it.
 func DefaultTrainOptions(seed uint64) TrainOptions {
-	return TrainOptions{Seed: seed, Kinds: TreeOptions{Tokens: true}}
+	return TrainOptions{Seed: seed, SFC: TreeOptions{Tokens: true}, Kinds: TreeOptions{Tokens: true}}
 }
 
 // Train builds a complete model: the SFC and kind classifier on the
@@ -51,21 +54,38 @@ func Train(ctx context.Context, ex []Example, opt TrainOptions) (*Model, error) 
 		return nil, err
 	}
 	if !opt.NoDSFC {
-		n := opt.DomainExamples
-		if n <= 0 {
-			n = 300
-		}
-		dex, err := BundledDomainExamples(opt.Seed, n)
-		if err != nil {
-			return nil, err
-		}
-		dex = append(dex, opt.ExtraDomain...)
 		opt.DSFC.SVM.Seed = opt.Seed
-		if m.DSFC, err = TrainDSFC(dex, opt.DSFC); err != nil {
+		if m.DSFC, err = TrainBundledDSFC(opt.Seed, opt.DomainExamples, opt.ExtraDomain, opt.DSFC); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
+}
+
+// TrainBundledDSFC trains the domain classifier on perDomain bundled
+// training forms of each class (default 300, drawn with seed) plus extra,
+// then calibrates its thresholds ([DSFC.Calibrate]) on other bundled forms
+// (drawn with seed+1) and on off-topic texts: the site classifier's
+// background documents that mention no domain's words.
+func TrainBundledDSFC(seed uint64, perDomain int, extra []DomainExample, opt DSFCOptions) (*DSFC, error) {
+	if perDomain <= 0 {
+		perDomain = 300
+	}
+	dex, err := BundledDomainExamples(seed, perDomain)
+	if err != nil {
+		return nil, err
+	}
+	d, err := TrainDSFC(append(dex, extra...), opt)
+	if err != nil {
+		return nil, err
+	}
+	held, err := BundledDomainExamples(seed+1, max(perDomain/3, 50))
+	if err != nil {
+		return nil, err
+	}
+	d.Calibrate(held, OffTopicTexts(), CalibrationOptions{})
+	d.Levels = DefaultLevels
+	return d, nil
 }
 
 // Report holds evaluation figures. Accuracy, Searchable and Confusion are
@@ -209,11 +229,7 @@ func (r *Report) Text() string {
 // forms, forms accepted during a crawl); the SFC and kind classifier are
 // shared with m.
 func (m *Model) WithDomainExamples(extra []DomainExample, seed uint64) (*Model, error) {
-	dex, err := BundledDomainExamples(seed, 300)
-	if err != nil {
-		return nil, err
-	}
-	d, err := TrainDSFC(append(dex, extra...), DSFCOptions{SVM: learn.SVMOptions{Seed: seed}})
+	d, err := TrainBundledDSFC(seed, 0, extra, DSFCOptions{SVM: learn.SVMOptions{Seed: seed}})
 	if err != nil {
 		return nil, err
 	}

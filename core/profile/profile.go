@@ -44,6 +44,11 @@ type Profile struct {
 	Link Hints `lua:"link"`
 	// Forms holds examples and words of the searchable forms wanted.
 	Forms Forms `lua:"forms"`
+	// Examples are pages of sites of the topic: saved HTML files (paths
+	// relative to the profile) or http(s) URLs. With Forms.Examples and
+	// Keywords they train the classifiers of a custom domain (one not in
+	// domain.BuiltIn); the homepages of the seeds are added at crawl start.
+	Examples []string `lua:"examples"`
 	// Reverse configures reverse searching (Algorithm 1).
 	Reverse Reverse `lua:"reverse"`
 	// Stop holds the stop-early criteria SC1–SC5 of in-site exploring.
@@ -211,6 +216,10 @@ func LoadSource(ctx context.Context, path string, src []byte) (*Profile, error) 
 	return p, nil
 }
 
+// Custom reports whether the profile's domain is not one of domain.BuiltIn: its
+// classifiers are trained from the profile itself.
+func (p *Profile) Custom() bool { return !domain.IsBuiltIn(p.Domain) }
+
 // resolve fills the settings derived from others and normalises words.
 func (p *Profile) resolve() {
 	if p.Name == "" && p.Path != "" {
@@ -291,6 +300,23 @@ func (p *Profile) validate(c *script.Chunk) error {
 			return c.Errorf(key, "form example file: %v", err)
 		}
 		p.Forms.Examples[i] = file
+	}
+	for i, ex := range p.Examples {
+		key := fmt.Sprintf("examples[%d]", i+1)
+		if strings.HasPrefix(ex, "http://") || strings.HasPrefix(ex, "https://") {
+			if u, err := url.Parse(ex); err != nil || u.Host == "" {
+				return c.Errorf(key, "example page URL %q: not an absolute http(s) URL", ex)
+			}
+			continue
+		}
+		file := ex
+		if !filepath.IsAbs(file) && p.Path != "" {
+			file = filepath.Join(filepath.Dir(p.Path), file)
+		}
+		if _, err := os.Stat(file); err != nil {
+			return c.Errorf(key, "example page file: %v", err)
+		}
+		p.Examples[i] = file
 	}
 	if p.Reverse.Plugin != "" && !pluginRe.MatchString(p.Reverse.Plugin) {
 		return c.Errorf("reverse.plugin", "must name a search plugin as \"search/<name>\", got %q", p.Reverse.Plugin)

@@ -111,9 +111,32 @@ type Classifier struct {
 	PosWeight float64  `json:"pos_weight"` // weight of a relevant document (class term-mass balance)
 	// KeywordMass is the filtered term count of one keyword document: a
 	// relevant homepage learned online weighs as much as one (see Learn).
-	KeywordMass int             `json:"keyword_mass,omitempty"`
-	NB          *learn.NB       `json:"nb"`
-	feats       map[string]bool // set of Features
+	KeywordMass int       `json:"keyword_mass,omitempty"`
+	NB          *learn.NB `json:"nb"`
+	// Sources says what the classifier was trained from.
+	Sources Sources         `json:"sources"`
+	feats   map[string]bool // set of Features
+}
+
+// Sources counts what a classifier was trained from.
+type Sources struct {
+	Keywords   int `json:"keywords"`   // topic keywords (phrases)
+	Homepages  int `json:"homepages"`  // positive pages with at least one term
+	Background int `json:"background"` // off-topic documents kept
+	// Left are the background documents left out for mentioning the topic.
+	Left int `json:"background_left_out"`
+	// Learned counts the homepages learned during a crawl ([Classifier.Learn]).
+	Learned int `json:"learned,omitempty"`
+}
+
+// String renders the sources in one line for people.
+func (s Sources) String() string {
+	out := fmt.Sprintf("%d keywords, %d homepages, %d background documents (%d left out for mentioning the topic)",
+		s.Keywords, s.Homepages, s.Background, s.Left)
+	if s.Learned > 0 {
+		out += fmt.Sprintf(", %d homepages learned", s.Learned)
+	}
+	return out
 }
 
 // Train builds a classifier for topic from positive homepage texts and
@@ -121,11 +144,14 @@ type Classifier struct {
 func Train(topic string, homepages, keywords []string, opt Options) (*Classifier, error) {
 	opt.defaults()
 	var pos [][]string
+	var src Sources
 	for _, h := range homepages {
 		if ts := Terms(h); len(ts) > 0 {
 			pos = append(pos, ts)
+			src.Homepages++
 		}
 	}
+	src.Keywords = len(keywords)
 	kwTerms := make(map[string]bool)
 	for _, k := range keywords {
 		ts := Terms(k)
@@ -152,10 +178,12 @@ func Train(topic string, homepages, keywords []string, opt Options) (*Classifier
 	for _, d := range opt.Background {
 		ts := Terms(d.Text)
 		if mentions(ts, kwTerms) {
+			src.Left++
 			continue
 		}
 		neg = append(neg, ts)
 	}
+	src.Background = len(neg)
 	if len(neg) == 0 {
 		return nil, fmt.Errorf("train site classifier %q: empty background", topic)
 	}
@@ -166,7 +194,7 @@ func Train(topic string, homepages, keywords []string, opt Options) (*Classifier
 	for _, t := range learn.SelectDF(neg, opt.Features) {
 		feats[t] = true
 	}
-	c := &Classifier{Topic: topic, Threshold: opt.Threshold, NB: learn.NewNB([]string{Background, Relevant}, opt.Alpha), feats: feats}
+	c := &Classifier{Topic: topic, Threshold: opt.Threshold, NB: learn.NewNB([]string{Background, Relevant}, opt.Alpha), Sources: src, feats: feats}
 	c.NB.Uniform = true
 	for t := range feats {
 		c.Features = append(c.Features, t)
@@ -269,6 +297,7 @@ func (c *Classifier) Learn(homepage string, relevant bool) {
 	}
 	_ = c.NB.AddWeighted(ts, label, w) // both labels exist
 	c.NB.Freeze()
+	c.Sources.Learned++
 }
 
 // Marshal encodes the classifier as a versioned model file.

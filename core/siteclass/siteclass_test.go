@@ -64,6 +64,9 @@ func TestHomepagesAndRoundTrip(t *testing.T) {
 	if ok, p := c.Relevant(fx["auto"][2]); !ok {
 		t.Errorf("held-out auto homepage p=%.3f", p)
 	}
+	if s := c.Sources; s.Homepages != 2 || s.Keywords != 1 || s.Background == 0 || s.Learned != 0 {
+		t.Errorf("sources %+v", s)
+	}
 	for _, l := range []string{"cooking", "law", "music"} {
 		if ok, p := c.Relevant(fx[l][0]); ok {
 			t.Errorf("%s homepage relevant p=%.3f", l, p)
@@ -90,6 +93,9 @@ func TestHomepagesAndRoundTrip(t *testing.T) {
 	c2.Learn(fx["music"][0], true)
 	if after := c2.Prob(fx["music"][0]); after <= before {
 		t.Errorf("learn relevant: %.3f -> %.3f", before, after)
+	}
+	if c2.Sources.Learned != 1 || c2.Sources.Homepages != 2 || !strings.Contains(c2.Sources.String(), "1 homepages learned") {
+		t.Errorf("sources after reload and learning: %s", c2.Sources)
 	}
 }
 

@@ -55,8 +55,11 @@ type Crawl struct {
 	DB      *store.DB
 	Fetcher *fetch.Fetcher
 	reverse crawl.ReverseSearcher
-	server  *simweb.Server
-	prior   *store.DB
+	// Classifiers are the crawl's form and site classifiers and what they
+	// were trained from.
+	Classifiers *crawl.Classifiers
+	server      *simweb.Server
+	prior       *store.DB
 }
 
 // Close releases the reverse searcher, the store, the fetcher and the
@@ -136,11 +139,14 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		return nil, err
 	}
 	c.Fetcher = f
-	forms, pages, err := crawl.Classifiers(p)
+	// A custom domain's classifiers are trained from the profile and its
+	// seeds' homepages (cached in the crawl directory).
+	cls, err := crawl.NewClassifiers(ctx, p, f, crawl.TopicURLs(p, seeds), db, uint64(s.Seed))
 	if err != nil {
 		return nil, err
 	}
-	deps := crawl.Deps{Store: db, Fetcher: f, Forms: forms, Pages: pages}
+	c.Classifiers = cls
+	deps := crawl.Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites}
 	if s.Reverse != nil {
 		if c.reverse, err = s.Reverse(ctx, f); err != nil {
 			return nil, fmt.Errorf("crawl: reverse search: %w", err)

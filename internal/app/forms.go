@@ -42,6 +42,10 @@ type TrainFormsOptions struct {
 	Data string // Formasaurus-layout folder ("" = shared data)
 	Out  string // model file to write
 	Seed uint64
+	// DomainLabels is a file of hand-labelled domains of the data's search
+	// forms ([LoadDomainLabels]); when set, the domain classifier's level
+	// thresholds are calibrated on them ([DSFC.CalibrateLevels]).
+	DomainLabels string
 }
 
 // TrainForms trains a model (HIFI: searchable, kind, domain) on every
@@ -64,6 +68,9 @@ func TrainForms(ctx context.Context, opt TrainFormsOptions, w io.Writer) error {
 	start := time.Now()
 	m, err := form.Train(ctx, ex, form.DefaultTrainOptions(opt.Seed))
 	if err != nil {
+		return fmt.Errorf("train forms: %w", err)
+	}
+	if err := calibrateLevels(m, ex, opt.DomainLabels, w); err != nil {
 		return fmt.Errorf("train forms: %w", err)
 	}
 	m.Meta = map[string]string{

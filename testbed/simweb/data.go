@@ -113,7 +113,7 @@ func LoadData(dir string) (*Data, error) {
 		dataCache.m[dir] = e
 	}
 	dataCache.Unlock()
-	e.once.Do(func() { e.d, e.err = loadData(dir) })
+	e.once.Do(func() { e.d, e.err = loadDataCached(dir) })
 	return e.d, e.err
 }
 

@@ -1,0 +1,87 @@
+package simweb
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestDataCache reads a data directory through the cache: the first read
+// writes a cache entry, the second gives the same data from it, and a
+// changed data file makes a new entry.
+func TestDataCache(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("DWCRAWL_CACHE_DIR", cache)
+	dir := t.TempDir()
+	airports := filepath.Join(dir, "airports.csv")
+	if err := os.WriteFile(airports, []byte("iata,name,city,state\nAAA,Alpha Field,Springfield,IL\nBBB,Beta Field,Shelbyville,IL\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	direct, err := loadData(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := loadDataCached(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(cache, "simweb-data-*.gob"))
+	if len(entries) != 1 {
+		t.Fatalf("cache entries %v, want one", entries)
+	}
+	second, err := loadDataCached(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(direct, first) || !reflect.DeepEqual(direct, second) {
+		t.Error("data read through the cache differs from the directory's")
+	}
+	if err := os.WriteFile(airports, []byte("iata,name,city,state\nAAA,Alpha Field,Springfield,IL\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := loadDataCached(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changed.Cities) != len(direct.Cities)-1 {
+		t.Errorf("after a data change: %d cities, before %d", len(changed.Cities), len(direct.Cities))
+	}
+	if entries, _ = filepath.Glob(filepath.Join(cache, "simweb-data-*.gob")); len(entries) != 2 {
+		t.Errorf("after a data change: cache entries %v, want two", entries)
+	}
+	// A damaged entry is read from the directory again (and rewritten).
+	for _, e := range entries {
+		os.WriteFile(e, []byte("not gob"), 0o644)
+	}
+	again, err := loadDataCached(dir)
+	if err != nil || again == nil || len(again.TopicNames) != len(direct.TopicNames) {
+		t.Errorf("damaged cache: %v", err)
+	}
+}
+
+// TestDataCacheSharedData checks the cache on the shared data folder.
+func TestDataCacheSharedData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: reads the shared data folder twice")
+	}
+	dir := FindDataDir()
+	if dir == "" {
+		t.Skip("no shared data folder")
+	}
+	t.Setenv("DWCRAWL_CACHE_DIR", t.TempDir())
+	direct, err := loadData(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadDataCached(dir); err != nil {
+		t.Fatal(err)
+	}
+	cached, err := loadDataCached(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(direct, cached) {
+		t.Error("shared data read through the cache differs")
+	}
+}
