@@ -48,6 +48,12 @@ const (
 	// by AppendString(learner), AppendUint64(round).
 	TagFeatures byte = 0x17
 
+	// TagReverse holds the crawl engine's reverse-search progress
+	// (SmartCrawler's Algorithm 1), JSON: the sites already searched for and
+	// one record per round, so that a resumed crawl does not repeat them.
+	// The engine owns the keys.
+	TagReverse byte = 0x18
+
 	// TagDocs is reserved for documents surfaced from hidden databases
 	// (surface issue), keyed by AppendString(source), AppendString(doc id).
 	TagDocs byte = 0x20

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/dwcrawl/dwcrawl/core/frontier"
@@ -20,12 +21,13 @@ type achePolicy struct {
 	e   *Engine
 	cls *rank.LinkClassifier
 	mu  sync.Mutex
-	// in maps a fetched page to the link that led to it, for backward paths.
-	in map[string]linkData
+	// in maps a fetched page to the evidence of the link that led to it,
+	// for backward paths.
+	in map[string]*frontier.Evidence
 }
 
 func newACHEPolicy(e *Engine) linkPolicy {
-	p := &achePolicy{e: e, in: map[string]linkData{},
+	p := &achePolicy{e: e, in: map[string]*frontier.Evidence{},
 		cls: rank.NewLinkClassifier(rank.ClassifierOptions{Levels: acheLevels, Every: e.prof.Learn.FormsEvery})}
 	p.bootstrap()
 	return p
@@ -63,42 +65,47 @@ func (p *achePolicy) follow(v *visited, relevant bool, _ float64) bool {
 	return relevant || v.searchable() > 0
 }
 
-func (p *achePolicy) classify(u string, d linkData) (int, float64) {
-	return p.cls.Classify(rank.ClassifierFeatures(u, d.Anchor, d.Around))
+func (p *achePolicy) classify(u string, ev *frontier.Evidence) (int, float64) {
+	var anchor, around string
+	if ev != nil {
+		anchor, around = ev.Anchor, ev.Around
+	}
+	return p.cls.Classify(rank.ClassifierFeatures(u, anchor, around))
 }
 
-func (p *achePolicy) score(_ *visited, _ float64, l page.Link, d linkData) (int, float64) {
-	return p.classify(l.URL, d)
+func (p *achePolicy) score(_ *visited, _ float64, l page.Link, ev *frontier.Evidence) (int, float64) {
+	return p.classify(l.URL, ev)
 }
 
 func (p *achePolicy) rescore() frontier.Classifier {
-	return func(it *frontier.Item) (int, float64) { return p.classify(it.URL, decodeLinkData(it.Data)) }
+	return func(it *frontier.Item) (int, float64) { return p.classify(it.URL, it.Evidence) }
 }
 
 // fetched remembers the link that led to a page.
-func (p *achePolicy) fetched(u string, d linkData) {
+func (p *achePolicy) fetched(u string, ev *frontier.Evidence) {
 	p.mu.Lock()
-	p.in[u] = d
+	p.in[u] = ev
 	p.mu.Unlock()
 }
 
 // formPage adds the backward path of a form page; after every M paths the
-// classifier relearns and the persistent frontier is re-classified.
-func (p *achePolicy) formPage(_ context.Context, r *linkRunner, v *visited) {
+// classifier relearns, the round is recorded and the persistent frontier is
+// re-classified.
+func (p *achePolicy) formPage(_ context.Context, r *linkRunner, v *visited) error {
 	p.mu.Lock()
 	var rev []rank.Features
 	u := v.URL
 	for i := 0; i < acheLevels; i++ {
-		d, ok := p.in[u]
-		if !ok || d.Parent == "" {
+		ev := p.in[u]
+		if ev == nil || ev.From == "" {
 			break
 		}
-		rev = append(rev, rank.ClassifierFeatures(u, d.Anchor, d.Around))
-		u = d.Parent
+		rev = append(rev, rank.ClassifierFeatures(u, ev.Anchor, ev.Around))
+		u = ev.From
 	}
 	p.mu.Unlock()
 	if len(rev) == 0 {
-		return
+		return nil
 	}
 	path := make([]rank.Features, len(rev))
 	for i, f := range rev {
@@ -107,18 +114,18 @@ func (p *achePolicy) formPage(_ context.Context, r *linkRunner, v *visited) {
 	it, err := p.cls.AddPath(path)
 	if err != nil {
 		p.e.log.Warn("ache: relearning the link classifier", "err", err)
-		return
+		return nil
 	}
 	if it == nil {
-		return
+		return nil
 	}
-	p.e.stats.learnForms.Add(1)
-	if err := saveIteration(p.e.db, *it); err != nil {
-		p.e.log.Warn("recording learning round", "err", err)
+	if err := p.e.saveRound(*it, cFSL); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, err := r.lf.Reload(); err != nil {
-		p.e.log.Warn("ache: reloading the frontier", "err", err)
+		return fmt.Errorf("ache: reloading the frontier: %w", err)
 	}
+	return nil
 }

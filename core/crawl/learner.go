@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -10,8 +11,8 @@ import (
 
 // learner is SmartCrawler's adaptive learning (§3.4) as the engine uses it:
 // every N new deep sites FSS is rebuilt and the site ranker switched to it,
-// every M new form pages FSL is rebuilt; each round is recorded in the store
-// (dwcrawl features prints them).
+// every M new form pages FSL is rebuilt; the engine records each round in
+// the store (saveRound; dwcrawl features prints them).
 type learner struct {
 	e  *Engine
 	r  *rankers
@@ -41,10 +42,10 @@ func newLearner(e *Engine, r *rankers) (*learner, error) {
 // restoreFrom installs the latest FSS and FSL rounds found in db.
 func (l *learner) restoreFrom(db *store.DB) (int, error) {
 	latest := map[string]rank.Iteration{}
-	err := db.ScanJSON(store.TagFeatures, nil, func(_, val []byte) error {
+	err := db.ScanJSON(store.TagFeatures, nil, func(key, val []byte) error {
 		var it rank.Iteration
-		if err := jsonUnmarshal(val, &it); err != nil {
-			return nil
+		if err := json.Unmarshal(val, &it); err != nil {
+			return fmt.Errorf("learning round %q: %w", key, err)
 		}
 		if cur, ok := latest[it.Space]; !ok || it.Round > cur.Round {
 			latest[it.Space] = it
@@ -66,37 +67,28 @@ func (l *learner) restoreFrom(db *store.DB) (int, error) {
 	return len(latest), nil
 }
 
-// deepSite records a new deep site; true when FSS was rebuilt.
-func (l *learner) deepSite(site, anchors, around, _ string) bool {
+// deepSite records a new deep site; when this completes a round, the site
+// ranker switches to the new FSS and the round is returned.
+func (l *learner) deepSite(site, anchors, around string) *rank.Iteration {
 	l.mu.Lock()
 	it := l.l.AddSite(rank.SiteFeatures(site, anchors, around))
 	l.mu.Unlock()
-	if it == nil {
-		return false
+	if it != nil {
+		l.r.siteR.SetSpace(rank.SpaceFromIteration(*it))
 	}
-	l.r.siteR.SetSpace(rank.SpaceFromIteration(*it))
-	l.save(*it)
-	return true
+	return it
 }
 
-// formPage records a new page with relevant forms; true when FSL was rebuilt.
-func (l *learner) formPage(u, anchor, around string) bool {
+// formPage records a new page with relevant forms; when this completes a
+// round, the link ranker switches to the new FSL and the round is returned.
+func (l *learner) formPage(u, anchor, around string) *rank.Iteration {
 	l.mu.Lock()
 	it := l.l.AddForm(rank.LinkFeatures(u, anchor, around))
 	l.mu.Unlock()
-	if it == nil {
-		return false
+	if it != nil {
+		l.r.linkR.SetSpace(rank.SpaceFromIteration(*it))
 	}
-	l.r.linkR.SetSpace(rank.SpaceFromIteration(*it))
-	l.save(*it)
-	return true
-}
-
-// save records a learning round under its space and round number.
-func (l *learner) save(it rank.Iteration) {
-	if err := saveIteration(l.e.db, it); err != nil {
-		l.e.log.Warn("recording learning round", "space", it.Space, "err", err)
-	}
+	return it
 }
 
 // FeatureKey is the TagFeatures key of a learning round.
@@ -104,6 +96,18 @@ func FeatureKey(space string, round int) []byte {
 	return store.AppendUint64(store.AppendString(nil, space), uint64(round))
 }
 
-func saveIteration(db *store.DB, it rank.Iteration) error {
-	return db.PutJSON(store.TagFeatures, FeatureKey(it.Space, it.Round), it)
+// saveRound records a learning round under its space and round number, and
+// counts it in c, in one batch.
+func (e *Engine) saveRound(it rank.Iteration, c counter) error {
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.PutJSON(store.TagFeatures, FeatureKey(it.Space, it.Round), it); err != nil {
+		return fmt.Errorf("crawl: recording %s round %d: %w", it.Space, it.Round, err)
+	}
+	var n tally
+	n.add(c, 1)
+	if err := e.commit(b, &n, e.db.SyncsWrites()); err != nil {
+		return fmt.Errorf("crawl: recording %s round %d: %w", it.Space, it.Round, err)
+	}
+	return nil
 }

@@ -58,20 +58,21 @@ func (r *rankers) link(u, anchor, around string) float64 {
 	return r.linkR.Score(rank.LinkFeatures(u, anchor, around))
 }
 
-// addDeepSite feeds a new deep site to the learner; true when FSS was rebuilt.
-func (r *rankers) addDeepSite(site, anchors, around, homeText string) bool {
+// addDeepSite feeds a new deep site to the learner; it returns the FSS
+// round this completed, if any.
+func (r *rankers) addDeepSite(site, anchors, around string) *rank.Iteration {
 	r.sf.MarkKnown(site)
 	if r.learn == nil {
-		return false
+		return nil
 	}
-	return r.learn.deepSite(site, anchors, around, homeText)
+	return r.learn.deepSite(site, anchors, around)
 }
 
-// addFormPage feeds a page with relevant forms to the learner; true when FSL
-// was rebuilt.
-func (r *rankers) addFormPage(u, anchor, around string) bool {
+// addFormPage feeds a page with relevant forms to the learner; it returns
+// the FSL round this completed, if any.
+func (r *rankers) addFormPage(u, anchor, around string) *rank.Iteration {
 	if r.learn == nil {
-		return false
+		return nil
 	}
 	return r.learn.formPage(u, anchor, around)
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/dwcrawl/dwcrawl/core/pqueue"
-	"github.com/dwcrawl/dwcrawl/store"
 )
 
 // Item is one URL (or site) in a frontier.
@@ -18,10 +17,9 @@ type Item struct {
 	Score float64
 	// Depth is the link depth (from the site's homepage or the seed).
 	Depth int
-	// Data is an opaque payload kept and persisted with the item: the
-	// engine stores the link's features here so that rankers and
-	// classifiers can re-score it after learning.
-	Data string
+	// Evidence is what the links to the URL say (nil: nothing), kept and
+	// persisted with the item so that it can be re-scored after learning.
+	Evidence *Evidence
 
 	seq uint64 // insertion order, for FIFO ties
 	pos int    // index in its heap, -1 when in none
@@ -38,18 +36,6 @@ func SiteOf(u string) string {
 		return u[:i+3+j]
 	}
 	return u
-}
-
-func (it *Item) entry(queue string) store.FrontierEntry {
-	e := store.FrontierEntry{Queue: queue, Score: it.Score, URL: it.URL, Site: it.Site, Depth: it.Depth}
-	if it.Data != "" {
-		e.Payload = []byte(it.Data)
-	}
-	return e
-}
-
-func itemFromEntry(e store.FrontierEntry) *Item {
-	return &Item{URL: e.URL, Site: e.Site, Score: e.Score, Depth: e.Depth, Data: string(e.Payload), pos: -1}
 }
 
 // hent is an item in an itemHeap. The keys are copied into the heap so that

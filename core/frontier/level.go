@@ -198,7 +198,11 @@ func (f *LevelFrontier) reloadLocked() error {
 					return nil
 				}
 			}
-			cands = append(cands, cand{itemFromEntry(e), l})
+			it, err := itemFromEntry(e)
+			if err != nil {
+				return err
+			}
+			cands = append(cands, cand{it, l})
 			return nil
 		})
 		if err != nil {

@@ -31,7 +31,7 @@ func (q *pq) push(it Item) (*Item, error) {
 		it.Site = SiteOf(it.URL)
 	}
 	if old := q.index[it.URL]; old != nil {
-		old.Score, old.Depth, old.Data = it.Score, it.Depth, it.Data
+		old.Score, old.Depth, old.Evidence = it.Score, it.Depth, it.Evidence
 		if err := persist(q.st, q.name, old); err != nil {
 			return nil, err
 		}
@@ -114,7 +114,11 @@ func (q *pq) load() (int, error) {
 		if old := q.index[e.URL]; old != nil {
 			return nil
 		}
-		q.insert(itemFromEntry(e))
+		p, err := itemFromEntry(e)
+		if err != nil {
+			return err
+		}
+		q.insert(p)
 		n++
 		return nil
 	})

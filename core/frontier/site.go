@@ -61,7 +61,7 @@ func (f *SiteFrontier) Push(it Item, high bool) error {
 			return err
 		}
 		moved := *p
-		moved.Score, moved.Depth, moved.Data = it.Score, it.Depth, it.Data
+		moved.Score, moved.Depth, moved.Evidence = it.Score, it.Depth, it.Evidence
 		if err := persist(f.high.st, f.high.name, &moved); err != nil {
 			return err
 		}
