@@ -48,11 +48,11 @@ const (
 	// by AppendString(learner), AppendUint64(round).
 	TagFeatures byte = 0x17
 
-	// TagReverse holds the crawl engine's reverse-search progress
-	// (SmartCrawler's Algorithm 1), JSON: the sites already searched for and
-	// one record per round, so that a resumed crawl does not repeat them.
-	// The engine owns the keys.
-	TagReverse byte = 0x18
+	// TagCrawl holds the crawl engine's progress that a resumed crawl needs
+	// besides pages, sites, forms and frontiers (JSON; the engine owns the
+	// keys): reverse-search rounds and the sites searched for, the examples
+	// of the adaptive learner.
+	TagCrawl byte = 0x18
 
 	// TagDocs is reserved for documents surfaced from hidden databases
 	// (surface issue), keyed by AppendString(source), AppendString(doc id).

@@ -2,10 +2,13 @@ package crawl
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/core/frontier"
 	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/core/rank"
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
 // siteExploration is stage two for one site: what it visited and found.
@@ -20,6 +23,8 @@ type siteExploration struct {
 	// pages visited (the homepage included, duplicates not), and the
 	// searchable and relevant forms they held.
 	pages, searchable, relevant int
+	// example is the FSL example staged with the page being recorded.
+	example *rank.Features
 }
 
 // add counts a visited page.
@@ -126,7 +131,7 @@ func (x *siteExploration) inSite(ctx context.Context, home *visited) (err error)
 		if err != nil || !ok {
 			return err
 		}
-		v, err := e.visit(ctx, it.URL, from(it.Evidence), it.Depth, nil)
+		v, err := e.visit(ctx, it.URL, from(it.Evidence), it.Depth, x.stageExample(it.Evidence))
 		if err != nil {
 			return err
 		}
@@ -185,18 +190,64 @@ func (x *siteExploration) push(lf *frontier.LinkFrontier, v *visited) error {
 	return nil
 }
 
-// learnForms feeds a page with relevant forms, reached by the link whose
-// evidence is ev (nil for the homepage), to the adaptive link learner (FSL)
-// and records the round it completes.
-func (x *siteExploration) learnForms(v *visited, ev *frontier.Evidence) error {
-	if !x.t.smart || v.relevant() == 0 {
+// stageExample returns the stager that records a fetched page with
+// relevant forms, reached by the link whose evidence is ev (nil for the
+// homepage), as an FSL example of the adaptive learner (smartcrawler), in
+// the page's batch.
+func (x *siteExploration) stageExample(ev *frontier.Evidence) stager {
+	l := x.t.rk.learn
+	if l == nil {
 		return nil
 	}
+	return func(b *store.Batch, v *visited, _ *tally) error {
+		if v.relevant() == 0 {
+			return nil
+		}
+		f := formExample(v.URL, ev)
+		if err := l.stage(b, rank.SpaceFSL, v.URL, f); err != nil {
+			return err
+		}
+		x.example = &f
+		return nil
+	}
+}
+
+func formExample(u string, ev *frontier.Evidence) rank.Features {
 	var anchor, around string
 	if ev != nil {
 		anchor, around = ev.Anchor, ev.Around
 	}
-	if it := x.t.rk.addFormPage(v.URL, anchor, around); it != nil {
+	return rank.LinkFeatures(u, anchor, around)
+}
+
+// learnForms feeds a page with relevant forms to the adaptive link learner
+// (FSL) and records the round it completes. A fetched page's example was
+// staged with it; a replayed page was learnt from before, unless it was
+// recorded by reverse search (a centre page that is this site's homepage).
+func (x *siteExploration) learnForms(v *visited, ev *frontier.Evidence) error {
+	l := x.t.rk.learn
+	f := x.example
+	x.example = nil
+	if l == nil || v.relevant() == 0 {
+		return nil
+	}
+	if f == nil {
+		known, err := l.known(rank.SpaceFSL, v.URL)
+		if err != nil || known {
+			return err
+		}
+		ex := formExample(v.URL, ev)
+		b := x.t.e.db.NewBatch()
+		defer b.Close()
+		if err := l.stage(b, rank.SpaceFSL, v.URL, ex); err != nil {
+			return err
+		}
+		if err := b.Commit(x.t.e.db.SyncsWrites()); err != nil {
+			return fmt.Errorf("crawl: recording the learning example %s: %w", v.URL, err)
+		}
+		f = &ex
+	}
+	if it := l.add(rank.SpaceFSL, *f); it != nil {
 		return x.t.e.saveRound(*it, cFSL)
 	}
 	return nil

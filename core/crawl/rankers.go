@@ -58,24 +58,5 @@ func (r *rankers) link(u, anchor, around string) float64 {
 	return r.linkR.Score(rank.LinkFeatures(u, anchor, around))
 }
 
-// addDeepSite feeds a new deep site to the learner; it returns the FSS
-// round this completed, if any.
-func (r *rankers) addDeepSite(site, anchors, around string) *rank.Iteration {
-	r.sf.MarkKnown(site)
-	if r.learn == nil {
-		return nil
-	}
-	return r.learn.deepSite(site, anchors, around)
-}
-
-// addFormPage feeds a page with relevant forms to the learner; it returns
-// the FSL round this completed, if any.
-func (r *rankers) addFormPage(u, anchor, around string) *rank.Iteration {
-	if r.learn == nil {
-		return nil
-	}
-	return r.learn.formPage(u, anchor, around)
-}
-
 // urlWords are the terms of a URL (host words carry topic signal).
 func urlWords(u string) []string { return text.URLTerms(strings.TrimSuffix(u, "/")) }

@@ -32,7 +32,7 @@ func (t *twoStage) reverseWorthwhile() bool {
 // least MinLinks known deep or seed sites — whose out-of-site links go to
 // the high-priority site queue. It returns the number of sites queued.
 //
-// Its progress is in the store (TagReverse): each query is recorded with its
+// Its progress is in the store (TagCrawl): each query is recorded with its
 // target as it is sent, and each round with what it queued, so a resumed
 // crawl neither repeats a query nor forgets that a round found nothing.
 func (t *twoStage) reverseSearch(ctx context.Context) (queued int, err error) {
@@ -132,12 +132,6 @@ func (t *twoStage) reverseSearch(ctx context.Context) (queued int, err error) {
 	return queued, nil
 }
 
-// Keys of the reverse-search progress in store.TagReverse.
-const (
-	reverseTargetKey = 't' // + site key: a site searched for
-	reverseRoundKey  = 'r' // + AppendUint64(round): a finished round
-)
-
 // reverseQuery records a site searched for.
 type reverseQuery struct {
 	Round int64 `json:"round"`
@@ -157,7 +151,7 @@ func (t *twoStage) recordQuery(target string, round int64) error {
 	e := t.e
 	b := e.db.NewBatch()
 	defer b.Close()
-	if err := b.PutJSON(store.TagReverse, append([]byte{reverseTargetKey}, target...), reverseQuery{Round: round}); err != nil {
+	if err := b.PutJSON(store.TagCrawl, append([]byte{reverseTargetKey}, target...), reverseQuery{Round: round}); err != nil {
 		return err
 	}
 	if err := e.commit(b, &tally{cRevQueries: 1}, e.db.SyncsWrites()); err != nil {
@@ -167,7 +161,7 @@ func (t *twoStage) recordQuery(target string, round int64) error {
 }
 
 func (t *twoStage) recordRound(r reverseRound) error {
-	if err := t.e.db.PutJSON(store.TagReverse, store.AppendUint64([]byte{reverseRoundKey}, uint64(r.Round)), r); err != nil {
+	if err := t.e.db.PutJSON(store.TagCrawl, store.AppendUint64([]byte{reverseRoundKey}, uint64(r.Round)), r); err != nil {
 		return fmt.Errorf("crawl: recording reverse-search round %d: %w", r.Round, err)
 	}
 	return nil
@@ -177,23 +171,21 @@ func (t *twoStage) recordRound(r reverseRound) error {
 // sites searched for, and the deep-site count of the last round that queued
 // nothing (no new round until more deep sites are found).
 func (t *twoStage) restoreReverse() error {
-	return t.e.db.ScanJSON(store.TagReverse, nil, func(key, val []byte) error {
-		if len(key) == 0 {
-			return fmt.Errorf("crawl: reverse-search progress: empty key")
+	db := t.e.db
+	err := db.ScanJSON(store.TagCrawl, []byte{reverseTargetKey}, func(key, _ []byte) error {
+		t.reversed[string(key[1:])] = true
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: reverse-search progress: %w", err)
+	}
+	return db.ScanJSON(store.TagCrawl, []byte{reverseRoundKey}, func(key, val []byte) error {
+		var r reverseRound
+		if err := json.Unmarshal(val, &r); err != nil {
+			return fmt.Errorf("crawl: reverse-search round %x: %w", key[1:], err)
 		}
-		switch key[0] {
-		case reverseTargetKey:
-			t.reversed[string(key[1:])] = true
-		case reverseRoundKey:
-			var r reverseRound
-			if err := json.Unmarshal(val, &r); err != nil {
-				return fmt.Errorf("crawl: reverse-search progress %q: %w", key, err)
-			}
-			if r.Queued == 0 {
-				t.lastRev = r.Deep // rounds scan in order: the last one wins
-			}
-		default:
-			return fmt.Errorf("crawl: reverse-search progress: unknown key %q", key)
+		if r.Queued == 0 {
+			t.lastRev = r.Deep // rounds scan in order: the last one wins
 		}
 		return nil
 	})

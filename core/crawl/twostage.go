@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/core/frontier"
+	"github.com/dwcrawl/dwcrawl/core/rank"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -199,11 +200,11 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		return err
 	}
 
-	hv, err := e.visit(ctx, site+"/", "", 0, nil)
+	x := &siteExploration{t: t, site: site}
+	hv, err := e.visit(ctx, site+"/", "", 0, x.stageExample(nil))
 	if err != nil {
 		return err
 	}
-	x := &siteExploration{t: t, site: site}
 	x.add(hv)
 	relevant, homeText := false, ""
 	if hv.Page != nil {
@@ -290,15 +291,31 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	if rec.Deep {
 		n.add(cDeep, 1)
 	}
+	t.mu.Lock()
+	k := t.known[rec.URL]
+	ev := k.data
+	t.mu.Unlock()
+	// adaptive learning: a deep site is an example for FSS
+	var example *rank.Features
+	if l := t.rk.learn; rec.Deep && l != nil && hv.Page != nil {
+		f := rank.SiteFeatures(rec.URL, ev.Anchor, ev.Around)
+		if err := l.stage(b, rank.SpaceFSS, rec.URL, f); err != nil {
+			return err
+		}
+		example = &f
+	}
 	if err := e.commit(b, &n, true); err != nil {
 		return fmt.Errorf("crawl: recording site %s: %w", rec.URL, err)
 	}
 	t.mu.Lock()
-	k := t.known[rec.URL]
 	k.explored, k.deep = true, rec.Deep
 	t.mu.Unlock()
 	if rec.Deep && t.smart && hv.Page != nil {
-		if it := t.rk.addDeepSite(rec.URL, k.data.Anchor, k.data.Around); it != nil {
+		// site frequency: the sites a deep site links to count it (smartcrawler)
+		t.rk.sf.MarkKnown(rec.URL)
+	}
+	if example != nil {
+		if it := t.rk.learn.add(rank.SpaceFSS, *example); it != nil {
 			if err := e.saveRound(*it, cFSS); err != nil {
 				return err
 			}
