@@ -2,12 +2,14 @@ package crawl
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
 	"github.com/dwcrawl/dwcrawl/core/frontier"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/rank"
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
 // acheLevels is the number of distances ACHE's link classifier predicts.
@@ -24,13 +26,27 @@ type achePolicy struct {
 	// in maps a fetched page to the evidence of the link that led to it,
 	// for backward paths.
 	in map[string]*frontier.Evidence
+	// rounds is the number of the last learning round an earlier run of the
+	// crawl recorded: this run's rounds are numbered after it.
+	rounds int
 }
 
-func newACHEPolicy(e *Engine) linkPolicy {
+func newACHEPolicy(e *Engine) (linkPolicy, error) {
 	p := &achePolicy{e: e, in: map[string]*frontier.Evidence{},
 		cls: rank.NewLinkClassifier(rank.ClassifierOptions{Levels: acheLevels, Every: e.prof.Learn.FormsEvery})}
+	err := e.db.ScanJSON(store.TagFeatures, store.AppendString(nil, rank.SpaceACHE), func(key, val []byte) error {
+		var it rank.Iteration
+		if err := json.Unmarshal(val, &it); err != nil {
+			return fmt.Errorf("crawl: learning round %x: %w", key, err)
+		}
+		p.rounds = max(p.rounds, it.Round)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	p.bootstrap()
-	return p
+	return p, nil
 }
 
 // bootstrap trains the first classifier from the profile, standing in for
@@ -119,6 +135,9 @@ func (p *achePolicy) formPage(_ context.Context, r *linkRunner, v *visited) erro
 	if it == nil {
 		return nil
 	}
+	// the classifier starts from the profile again when a crawl resumes;
+	// its rounds are numbered on, not over the recorded ones
+	it.Round += p.rounds
 	if err := p.e.saveRound(*it, cFSL); err != nil {
 		return err
 	}

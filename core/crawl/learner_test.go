@@ -80,3 +80,35 @@ func TestLearningResumes(t *testing.T) {
 		}
 	}
 }
+
+// TestACHERoundsResume: ACHE's link classifier starts from the profile again
+// when a crawl resumes, but its learning rounds are numbered on: every round
+// of both runs stays recorded, as many as the counter says.
+func TestACHERoundsResume(t *testing.T) {
+	w := newHandWeb()
+	w.addLayeredSite(carsSite, 8, 3, func(d, _ int) bool { return d >= 2 })
+	f := w.serve(t)
+	mod := func(p *profile.Profile, _ *Deps) { p.Learn = profile.Learn{SitesEvery: 1, FormsEvery: 2} }
+	seeds := []string{carsSite + "/"}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := newHandCrawl(t, dir, &cancellingFetcher{Fetcher: f, after: 16, cancel: cancel}, ACHE, profile.Stop{}, seeds, mod)
+	first, err := c.Run(ctx)
+	if !errors.Is(err, context.Canceled) || first.LearnForms == 0 {
+		t.Fatalf("first run: %d rounds, %v; want some, cancelled", first.LearnForms, err)
+	}
+	c.db.Close()
+	c = newHandCrawl(t, dir, f, ACHE, profile.Stop{}, seeds, mod)
+	sn, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn.LearnForms <= first.LearnForms {
+		t.Fatalf("the resumed run learnt nothing: %d rounds, %d before", sn.LearnForms, first.LearnForms)
+	}
+	checkCounters(t, c.db, sn)
+	if rounds := storedRounds(t, c.db, rank.SpaceACHE); len(rounds) != int(sn.LearnForms) {
+		t.Errorf("%d ACHE rounds recorded, the counter says %d", len(rounds), sn.LearnForms)
+	}
+}

@@ -65,12 +65,12 @@ func hash64(s string) uint64 {
 }
 
 func (e *Engine) runLinks(ctx context.Context) error {
-	var pol linkPolicy
-	switch e.opt.Strategy {
-	case ACHE:
-		pol = newACHEPolicy(e)
-	default:
-		pol = &bestFirstPolicy{}
+	var pol linkPolicy = bestFirstPolicy{}
+	if e.opt.Strategy == ACHE {
+		var err error
+		if pol, err = newACHEPolicy(e); err != nil {
+			return err
+		}
 	}
 	r := &linkRunner{e: e, pol: pol, seen: map[uint64]struct{}{}, sites: map[string]*siteCount{}, seeds: map[string]bool{}}
 	for _, s := range e.opt.Seeds {
