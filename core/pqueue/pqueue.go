@@ -7,9 +7,12 @@
 // or re-prioritised in place (a URL re-scored in a frontier) are tracked
 // with an index callback, called whenever an element lands at a new
 // position, so the caller can keep the position in the element itself and
-// pass it to Fix or Remove; this is what container/heap offers too, but
-// without the interface boxing of Push and Pop, which the frontiers' hot
-// paths cannot afford.
+// pass it to Fix or Remove.
+//
+// container/heap offers the same operations, but boxes every pushed element
+// in an interface (an allocation for a struct element) and reaches Less and
+// Swap through an interface; here a comparison is one call through a
+// function value, and Pop sifts bottom-up to make few of them.
 package pqueue
 
 // Queue is a binary heap of T. The zero value is not usable: make one with
@@ -104,56 +107,69 @@ func (q *Queue[T]) Clear() {
 	q.items = q.items[:0]
 }
 
-func (q *Queue[T]) place(i int) {
-	if q.moved != nil {
-		q.moved(q.items[i], i)
-	}
-}
-
 // up moves the element at j towards the root while it comes before its
-// parent.
+// parent. (The function values are read into locals once: the loops call
+// them at every level.)
 func (q *Queue[T]) up(j int) {
-	h := q.items
+	h, before, moved := q.items, q.before, q.moved
 	x := h[j]
 	for j > 0 {
 		i := (j - 1) / 2
-		if !q.before(x, h[i]) {
+		if !before(x, h[i]) {
 			break
 		}
 		h[j] = h[i]
-		q.place(j)
+		if moved != nil {
+			moved(h[j], j)
+		}
 		j = i
 	}
 	h[j] = x
-	q.place(j)
+	if moved != nil {
+		moved(x, j)
+	}
 }
 
 // down moves the element at i towards the leaves while a child comes
-// before it; it reports whether the element moved.
+// before it; it reports whether the element moved. It sinks the hole at i
+// to a leaf along the earlier children, then lifts the element back up from
+// there (Floyd's bottom-up sift): one comparison per level on the way down
+// instead of two, since an element moved down (the last one, by Pop) mostly
+// belongs near the leaves. Comparisons are calls through a function value,
+// so their number is what the time goes by.
 func (q *Queue[T]) down(i int) bool {
-	h := q.items
+	h, before, moved := q.items, q.before, q.moved
 	n := len(h)
-	i0 := i
 	x := h[i]
+	j := i
 	for {
-		l := 2*i + 1
+		l := 2*j + 1
 		if l >= n || l < 0 { // l < 0: int overflow
 			break
 		}
-		j := l
-		if r := l + 1; r < n && q.before(h[r], h[l]) {
-			j = r
+		if r := l + 1; r < n && before(h[r], h[l]) {
+			l = r
 		}
-		if !q.before(h[j], x) {
+		h[j] = h[l]
+		if moved != nil {
+			moved(h[j], j)
+		}
+		j = l
+	}
+	for j > i {
+		p := (j - 1) / 2
+		if !before(x, h[p]) {
 			break
 		}
-		h[i] = h[j]
-		q.place(i)
-		i = j
+		h[j] = h[p]
+		if moved != nil {
+			moved(h[j], j)
+		}
+		j = p
 	}
-	if i != i0 {
-		h[i] = x
-		q.place(i)
+	h[j] = x
+	if moved != nil {
+		moved(x, j)
 	}
-	return i > i0
+	return j > i
 }
