@@ -173,6 +173,11 @@ func (db *DB) init() error {
 	return nil
 }
 
+// SyncsWrites reports whether the DB's own single-record writes are synced
+// (Options.NoSync unset): the durability a caller's batch of the same kind
+// of record should have.
+func (db *DB) SyncsWrites() bool { return db.wo.Sync }
+
 // Dir returns the directory the DB was opened in.
 func (db *DB) Dir() string { return db.dir }
 

@@ -48,6 +48,12 @@ const (
 	// by AppendString(learner), AppendUint64(round).
 	TagFeatures byte = 0x17
 
+	// TagCrawl holds the crawl engine's progress that a resumed crawl needs
+	// besides pages, sites, forms and frontiers (JSON; the engine owns the
+	// keys): reverse-search rounds and the sites searched for, the examples
+	// of the adaptive learner.
+	TagCrawl byte = 0x18
+
 	// TagDocs is reserved for documents surfaced from hidden databases
 	// (surface issue), keyed by AppendString(source), AppendString(doc id).
 	TagDocs byte = 0x20

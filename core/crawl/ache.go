@@ -2,11 +2,14 @@ package crawl
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/dwcrawl/dwcrawl/core/frontier"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/rank"
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
 // acheLevels is the number of distances ACHE's link classifier predicts.
@@ -20,15 +23,30 @@ type achePolicy struct {
 	e   *Engine
 	cls *rank.LinkClassifier
 	mu  sync.Mutex
-	// in maps a fetched page to the link that led to it, for backward paths.
-	in map[string]linkData
+	// in maps a fetched page to the evidence of the link that led to it,
+	// for backward paths.
+	in map[string]*frontier.Evidence
+	// rounds is the number of the last learning round an earlier run of the
+	// crawl recorded: this run's rounds are numbered after it.
+	rounds int
 }
 
-func newACHEPolicy(e *Engine) linkPolicy {
-	p := &achePolicy{e: e, in: map[string]linkData{},
+func newACHEPolicy(e *Engine) (linkPolicy, error) {
+	p := &achePolicy{e: e, in: map[string]*frontier.Evidence{},
 		cls: rank.NewLinkClassifier(rank.ClassifierOptions{Levels: acheLevels, Every: e.prof.Learn.FormsEvery})}
+	err := e.db.ScanJSON(store.TagFeatures, store.AppendString(nil, rank.SpaceACHE), func(key, val []byte) error {
+		var it rank.Iteration
+		if err := json.Unmarshal(val, &it); err != nil {
+			return fmt.Errorf("crawl: learning round %x: %w", key, err)
+		}
+		p.rounds = max(p.rounds, it.Round)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	p.bootstrap()
-	return p
+	return p, nil
 }
 
 // bootstrap trains the first classifier from the profile, standing in for
@@ -63,42 +81,47 @@ func (p *achePolicy) follow(v *visited, relevant bool, _ float64) bool {
 	return relevant || v.searchable() > 0
 }
 
-func (p *achePolicy) classify(u string, d linkData) (int, float64) {
-	return p.cls.Classify(rank.ClassifierFeatures(u, d.Anchor, d.Around))
+func (p *achePolicy) classify(u string, ev *frontier.Evidence) (int, float64) {
+	var anchor, around string
+	if ev != nil {
+		anchor, around = ev.Anchor, ev.Around
+	}
+	return p.cls.Classify(rank.ClassifierFeatures(u, anchor, around))
 }
 
-func (p *achePolicy) score(_ *visited, _ float64, l page.Link, d linkData) (int, float64) {
-	return p.classify(l.URL, d)
+func (p *achePolicy) score(_ *visited, _ float64, l page.Link, ev *frontier.Evidence) (int, float64) {
+	return p.classify(l.URL, ev)
 }
 
 func (p *achePolicy) rescore() frontier.Classifier {
-	return func(it *frontier.Item) (int, float64) { return p.classify(it.URL, decodeLinkData(it.Data)) }
+	return func(it *frontier.Item) (int, float64) { return p.classify(it.URL, it.Evidence) }
 }
 
 // fetched remembers the link that led to a page.
-func (p *achePolicy) fetched(u string, d linkData) {
+func (p *achePolicy) fetched(u string, ev *frontier.Evidence) {
 	p.mu.Lock()
-	p.in[u] = d
+	p.in[u] = ev
 	p.mu.Unlock()
 }
 
 // formPage adds the backward path of a form page; after every M paths the
-// classifier relearns and the persistent frontier is re-classified.
-func (p *achePolicy) formPage(_ context.Context, r *linkRunner, v *visited) {
+// classifier relearns, the round is recorded and the persistent frontier is
+// re-classified.
+func (p *achePolicy) formPage(_ context.Context, r *linkRunner, v *visited) error {
 	p.mu.Lock()
 	var rev []rank.Features
 	u := v.URL
 	for i := 0; i < acheLevels; i++ {
-		d, ok := p.in[u]
-		if !ok || d.Parent == "" {
+		ev := p.in[u]
+		if ev == nil || ev.From == "" {
 			break
 		}
-		rev = append(rev, rank.ClassifierFeatures(u, d.Anchor, d.Around))
-		u = d.Parent
+		rev = append(rev, rank.ClassifierFeatures(u, ev.Anchor, ev.Around))
+		u = ev.From
 	}
 	p.mu.Unlock()
 	if len(rev) == 0 {
-		return
+		return nil
 	}
 	path := make([]rank.Features, len(rev))
 	for i, f := range rev {
@@ -107,18 +130,21 @@ func (p *achePolicy) formPage(_ context.Context, r *linkRunner, v *visited) {
 	it, err := p.cls.AddPath(path)
 	if err != nil {
 		p.e.log.Warn("ache: relearning the link classifier", "err", err)
-		return
+		return nil
 	}
 	if it == nil {
-		return
+		return nil
 	}
-	p.e.stats.learnForms.Add(1)
-	if err := saveIteration(p.e.db, *it); err != nil {
-		p.e.log.Warn("recording learning round", "err", err)
+	// the classifier starts from the profile again when a crawl resumes;
+	// its rounds are numbered on, not over the recorded ones
+	it.Round += p.rounds
+	if err := p.e.saveRound(*it, cFSL); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, err := r.lf.Reload(); err != nil {
-		p.e.log.Warn("ache: reloading the frontier", "err", err)
+		return fmt.Errorf("ache: reloading the frontier: %w", err)
 	}
+	return nil
 }

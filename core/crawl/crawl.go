@@ -144,6 +144,8 @@ type Engine struct {
 	// budget counts page fetches reserved by this engine over the crawl.
 	budget atomic.Int64
 	limit  int64
+	// seq numbers the recorded pages over the crawl (pageRecord.Seq).
+	seq atomic.Int64
 	// claimed holds the hashes of URLs this run has started to fetch.
 	claimed sync.Map
 	// formSigs holds the signatures of the searchable forms recorded.
@@ -250,41 +252,15 @@ func (e *Engine) Run(ctx context.Context) (Snapshot, error) {
 	return sn, err
 }
 
-// Counter names in the store.
-const (
-	ctrPages      = "crawl.pages"
-	ctrFailed     = "crawl.failed"
-	ctrSites      = "crawl.sites"
-	ctrRelSites   = "crawl.sites.relevant"
-	ctrDeep       = "crawl.sites.deep"
-	ctrForms      = "crawl.forms"
-	ctrSearchable = "crawl.forms.searchable"
-	ctrRelevant   = "crawl.forms.relevant"
-	ctrReverse    = "crawl.reverse.triggers"
-	ctrRevQueries = "crawl.reverse.queries"
-	ctrCentre     = "crawl.reverse.centre"
-)
-
-// restoreCounters continues a resumed crawl's counts.
+// restoreCounters continues a resumed crawl's counts, page numbers and
+// budget.
 func (e *Engine) restoreCounters() error {
-	cs, err := e.db.Counters("crawl.")
-	if err != nil {
-		return fmt.Errorf("crawl: reading counters: %w", err)
+	if err := e.stats.restore(e.db); err != nil {
+		return err
 	}
-	s := &e.stats
-	s.pages.Store(cs[ctrPages])
-	s.failed.Store(cs[ctrFailed])
-	s.sites.Store(cs[ctrSites])
-	s.sitesRelevant.Store(cs[ctrRelSites])
-	s.deep.Store(cs[ctrDeep])
-	s.forms.Store(cs[ctrForms])
-	s.searchable.Store(cs[ctrSearchable])
-	s.relevant.Store(cs[ctrRelevant])
-	s.reverseTriggers.Store(cs[ctrReverse])
-	s.reverseQueries.Store(cs[ctrRevQueries])
-	s.centrePages.Store(cs[ctrCentre])
-	s.basePages = cs[ctrPages]
-	e.budget.Store(cs[ctrPages])
+	pages := e.stats.get(cPages)
+	e.seq.Store(pages)
+	e.budget.Store(pages)
 	return nil
 }
 

@@ -2,28 +2,51 @@ package crawl
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/core/frontier"
+	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/core/rank"
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
-// siteExploration is stage two for one site.
+// siteExploration is stage two for one site: what it visited and found.
 type siteExploration struct {
 	t    *twoStage
 	site string
 	// queued holds the in-site URLs already pushed, so that the navigation
 	// links every page repeats are ranked once.
 	queued map[string]struct{}
+	// outs are the out-of-site links found, for stage one.
+	outs []outLink
+	// pages visited (the homepage included, duplicates not), and the
+	// searchable and relevant forms they held.
+	pages, searchable, relevant int
+	// example is the FSL example staged with the page being recorded.
+	example *rank.Features
 }
 
-// collectOut appends the out-of-site links of v.
-func (x *siteExploration) collectOut(v *visited, outs []outLink) []outLink {
+// add counts a visited page.
+func (x *siteExploration) add(v *visited) {
+	x.pages++
+	x.searchable += v.searchable()
+	x.relevant += v.relevant()
+}
+
+// collectOut keeps the out-of-site links of v.
+func (x *siteExploration) collectOut(v *visited) {
+	x.outs = appendOutLinks(x.outs, v, x.site)
+}
+
+// appendOutLinks appends the links of v that leave site.
+func appendOutLinks(outs []outLink, v *visited, site string) []outLink {
 	for _, l := range v.Page.Links {
 		if l.NoFollow {
 			continue
 		}
 		s := canon.Site(l.URL)
-		if s == "" || s == x.site {
+		if s == "" || s == site {
 			continue
 		}
 		outs = append(outs, outLink{site: s, anchor: l.Anchor, around: l.Before + " " + l.After, from: v.URL})
@@ -31,74 +54,117 @@ func (x *siteExploration) collectOut(v *visited, outs []outLink) []outLink {
 	return outs
 }
 
+// stopAction is what the stop-early criteria decide after a page.
+type stopAction int
+
+const (
+	keepExploring stopAction = iota
+	skipDepth                // SC3 or SC4: the rest of this depth is not needed
+	leaveSite                // SC5: the site is not worth more pages
+)
+
+// siteStop applies the stop-early criteria of in-site exploring that depend
+// on what the pages held (Zhao et al. §3.3): SC3, enough searchable forms at
+// a depth; SC4, too many pages without one at a depth; SC5, too many pages
+// of the site without one. The link frontier applies the others (SC1 the
+// depth, SC2 the pages per depth, and the pages per site). The homepage is
+// not fed to it: the counts start with the first in-site link.
+type siteStop struct {
+	rules profile.Stop
+	depth int // of the last page; -1 before any
+	// over the site
+	forms, noForm int
+	// at the current depth
+	depthForms, depthNoForm int
+}
+
+func newSiteStop(rules profile.Stop) siteStop { return siteStop{rules: rules, depth: -1} }
+
+// page records a visited page of the given depth holding n searchable forms
+// and says whether exploring goes on, skips the rest of the depth, or
+// leaves the site.
+func (s *siteStop) page(depth, n int) stopAction {
+	if depth != s.depth {
+		s.depth, s.depthForms, s.depthNoForm = depth, 0, 0
+	}
+	if n == 0 {
+		s.noForm++
+		s.depthNoForm++
+	} else {
+		s.forms += n
+		s.depthForms += n
+	}
+	r := s.rules
+	switch {
+	case r.MaxPagesNoForm > 0 && s.forms == 0 && s.noForm >= r.MaxPagesNoForm:
+		return leaveSite
+	case r.MaxFormsPerDepth > 0 && s.depthForms >= r.MaxFormsPerDepth,
+		r.MaxPagesNoFormPerDepth > 0 && s.depthNoForm >= r.MaxPagesNoFormPerDepth:
+		return skipDepth
+	}
+	return keepExploring
+}
+
 // inSite explores a relevant site breadth-first by depth through its link
-// frontier (link tree with balanced merge, link ranker), under SC1–SC5.
-// It returns the out-of-site links found and the pages, searchable forms and
-// relevant forms it added.
-func (x *siteExploration) inSite(ctx context.Context, home *visited, outs []outLink) ([]outLink, int, int, int, error) {
+// frontier (link tree with balanced merge, link ranker), under SC1–SC5,
+// starting from the links of its homepage.
+func (x *siteExploration) inSite(ctx context.Context, home *visited) (err error) {
 	e := x.t.e
 	st := e.prof.Stop
 	lf := frontier.NewLinkFrontier(x.site, e.db, frontier.LinkOptions{MaxPages: st.MaxPagesPerSite, MaxPerDepth: st.MaxPagesPerDepth, MaxDepth: st.MaxDepth})
 	if _, err := lf.Load(); err != nil {
-		return outs, 0, 0, 0, err
+		return err
 	}
-	defer lf.Drain() // leftovers stay out of the store once the site is left
+	defer func() {
+		// leftovers leave the store with the site: a resumed crawl explores
+		// an unfinished site again from its homepage
+		if _, derr := lf.Drain(); err == nil {
+			err = derr
+		}
+	}()
 	if err := x.push(lf, home); err != nil {
-		return outs, 0, 0, 0, err
+		return err
 	}
-	var pages, forms, rel int
-	var noFormTotal int
-	depth, depthPages, depthForms, depthNoForm := -1, 0, 0, 0
+	stop := newSiteStop(st)
 	for {
 		it, ok, err := lf.Next()
+		if err != nil || !ok {
+			return err
+		}
+		v, err := e.visit(ctx, it.URL, from(it.Evidence), it.Depth, x.stageExample(it.Evidence))
 		if err != nil {
-			return outs, pages, forms, rel, err
-		}
-		if !ok {
-			break
-		}
-		if it.Depth != depth {
-			depth, depthPages, depthForms, depthNoForm = it.Depth, 0, 0, 0
-		}
-		d := decodeLinkData(it.Data)
-		v, err := e.visit(ctx, it.URL, d.Parent, it.Depth, nil)
-		if err != nil {
-			return outs, pages, forms, rel, err
+			return err
 		}
 		if v.Dup {
 			continue
 		}
-		pages++
-		depthPages++
-		n := v.searchable()
-		forms += n
-		rel += v.relevant()
-		if n == 0 {
-			depthNoForm++
-			noFormTotal++
-		} else {
-			depthForms += n
-		}
+		x.add(v)
 		if v.Page != nil {
-			outs = x.collectOut(v, outs)
-			x.learnFormsWith(v, d)
+			x.collectOut(v)
+			if err := x.learnForms(v, it.Evidence); err != nil {
+				return err
+			}
 			if err := x.push(lf, v); err != nil {
-				return outs, pages, forms, rel, err
+				return err
 			}
 		}
-		// SC5: too many pages without a searchable form on this site
-		if st.MaxPagesNoForm > 0 && forms == 0 && noFormTotal >= st.MaxPagesNoForm {
-			break
-		}
-		// SC3: enough forms at this depth; SC4: too many pages without forms at it
-		if (st.MaxFormsPerDepth > 0 && depthForms >= st.MaxFormsPerDepth) ||
-			(st.MaxPagesNoFormPerDepth > 0 && depthNoForm >= st.MaxPagesNoFormPerDepth) {
+		switch stop.page(it.Depth, v.searchable()) {
+		case leaveSite:
+			return nil
+		case skipDepth:
 			if _, err := lf.SkipDepth(); err != nil {
-				return outs, pages, forms, rel, err
+				return err
 			}
 		}
 	}
-	return outs, pages, forms, rel, nil
+}
+
+// from is the page a frontier item was found on ("" if unknown).
+func from(ev *frontier.Evidence) string {
+	if ev == nil {
+		return ""
+	}
+	return ev.From
 }
 
 // push queues the in-site links of v, ranked by the link ranker.
@@ -115,8 +181,8 @@ func (x *siteExploration) push(lf *frontier.LinkFrontier, v *visited) error {
 			continue
 		}
 		x.queued[l.URL] = struct{}{}
-		d := linkData{Parent: v.URL, Anchor: l.Anchor, Around: l.Before + " " + l.After}
-		it := frontier.Item{URL: l.URL, Site: x.site, Depth: v.Depth + 1, Score: rk.link(l.URL, d.Anchor, d.Around), Data: d.encode()}
+		ev := &frontier.Evidence{From: v.URL, Anchor: l.Anchor, Around: l.Before + " " + l.After}
+		it := frontier.Item{URL: l.URL, Site: x.site, Depth: v.Depth + 1, Score: rk.link(l.URL, ev.Anchor, ev.Around), Evidence: ev}
 		if _, err := lf.Push(it); err != nil {
 			return err
 		}
@@ -124,15 +190,65 @@ func (x *siteExploration) push(lf *frontier.LinkFrontier, v *visited) error {
 	return nil
 }
 
-// learnForms feeds a page with relevant forms (reached from the homepage or
-// from a link) to the adaptive link learner (FSL).
-func (x *siteExploration) learnForms(v *visited) { x.learnFormsWith(v, linkData{}) }
+// stageExample returns the stager that records a fetched page with
+// relevant forms, reached by the link whose evidence is ev (nil for the
+// homepage), as an FSL example of the adaptive learner (smartcrawler), in
+// the page's batch.
+func (x *siteExploration) stageExample(ev *frontier.Evidence) stager {
+	l := x.t.rk.learn
+	if l == nil {
+		return nil
+	}
+	return func(b *store.Batch, v *visited, _ *tally) error {
+		if v.relevant() == 0 {
+			return nil
+		}
+		f := formExample(v.URL, ev)
+		if err := l.stage(b, rank.SpaceFSL, v.URL, f); err != nil {
+			return err
+		}
+		x.example = &f
+		return nil
+	}
+}
 
-func (x *siteExploration) learnFormsWith(v *visited, d linkData) {
-	if !x.t.smart || v.relevant() == 0 {
-		return
+func formExample(u string, ev *frontier.Evidence) rank.Features {
+	var anchor, around string
+	if ev != nil {
+		anchor, around = ev.Anchor, ev.Around
 	}
-	if x.t.rk.addFormPage(v.URL, d.Anchor, d.Around) {
-		x.t.e.stats.learnForms.Add(1)
+	return rank.LinkFeatures(u, anchor, around)
+}
+
+// learnForms feeds a page with relevant forms to the adaptive link learner
+// (FSL) and records the round it completes. A fetched page's example was
+// staged with it; a replayed page was learnt from before, unless it was
+// recorded by reverse search (a centre page that is this site's homepage).
+func (x *siteExploration) learnForms(v *visited, ev *frontier.Evidence) error {
+	l := x.t.rk.learn
+	f := x.example
+	x.example = nil
+	if l == nil || v.relevant() == 0 {
+		return nil
 	}
+	if f == nil {
+		known, err := l.known(rank.SpaceFSL, v.URL)
+		if err != nil || known {
+			return err
+		}
+		ex := formExample(v.URL, ev)
+		b := x.t.e.db.NewBatch()
+		defer b.Close()
+		if err := l.stage(b, rank.SpaceFSL, v.URL, ex); err != nil {
+			return err
+		}
+		if err := b.Commit(x.t.e.db.SyncsWrites()); err != nil {
+			return fmt.Errorf("crawl: recording the learning example %s: %w", v.URL, err)
+		}
+		f = &ex
+	}
+	if it := l.add(rank.SpaceFSL, *f); it != nil {
+		return x.t.e.saveRound(*it, cFSL)
+	}
+	return nil
 }

@@ -12,27 +12,10 @@ import (
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
-// linkData is the payload of a link in the frontier: where it was found and
-// its features, so that a relearned classifier can re-score it and the ACHE
-// learner can walk back from a form page to the links that led to it.
-type linkData struct {
-	Parent string `json:"p,omitempty"`
-	Anchor string `json:"a,omitempty"`
-	Around string `json:"t,omitempty"`
-}
-
-func (d linkData) encode() string {
-	b, _ := json.Marshal(d)
-	return string(b)
-}
-
-func decodeLinkData(s string) linkData {
-	var d linkData
-	if s != "" {
-		json.Unmarshal([]byte(s), &d)
-	}
-	return d
-}
+// The evidence of a link in the frontier (frontier.Evidence) is where it was
+// found and its anchor and surrounding text, so that a relearned classifier
+// can re-score it and the ACHE learner can walk back from a form page to
+// the links that led to it.
 
 // linkPolicy is what distinguishes the single-frontier strategies.
 type linkPolicy interface {
@@ -43,17 +26,24 @@ type linkPolicy interface {
 	// follow decides whether the links of a fetched page are queued.
 	follow(v *visited, relevant bool, p float64) bool
 	// score places one link of a followed page.
-	score(v *visited, pageP float64, l page.Link, d linkData) (level int, score float64)
+	score(v *visited, pageP float64, l page.Link, ev *frontier.Evidence) (level int, score float64)
 	// rescore re-places a persisted link after learning (nil: keep).
 	rescore() frontier.Classifier
 	// formPage tells the policy that v holds relevant forms; it may relearn.
-	formPage(ctx context.Context, r *linkRunner, v *visited)
+	formPage(ctx context.Context, r *linkRunner, v *visited) error
+}
+
+// fetchObserver is a policy that learns which link led to each page fetched
+// (ACHE's backward paths).
+type fetchObserver interface {
+	fetched(u string, ev *frontier.Evidence)
 }
 
 // siteCount holds the per-site counts the stop criteria read.
 type siteCount struct {
 	pages, noForm, forms int
 	deep                 bool
+	counted              bool // in the sites counter: a page of it is recorded
 }
 
 // linkRunner runs ache and bestfirst: workers pop links from one frontier.
@@ -75,12 +65,12 @@ func hash64(s string) uint64 {
 }
 
 func (e *Engine) runLinks(ctx context.Context) error {
-	var pol linkPolicy
-	switch e.opt.Strategy {
-	case ACHE:
-		pol = newACHEPolicy(e)
-	default:
-		pol = &bestFirstPolicy{}
+	var pol linkPolicy = bestFirstPolicy{}
+	if e.opt.Strategy == ACHE {
+		var err error
+		if pol, err = newACHEPolicy(e); err != nil {
+			return err
+		}
 	}
 	r := &linkRunner{e: e, pol: pol, seen: map[uint64]struct{}{}, sites: map[string]*siteCount{}, seeds: map[string]bool{}}
 	for _, s := range e.opt.Seeds {
@@ -130,12 +120,13 @@ func (r *linkRunner) restore(ctx context.Context) error {
 	} else if n > 0 || inflight > 0 {
 		e.log.Info("resuming crawl", "frontier", n, "in_flight", inflight)
 	}
-	if err := e.db.ScanJSON(store.TagPages, nil, func(_ []byte, val []byte) error {
+	if err := e.db.ScanJSON(store.TagPages, nil, func(key []byte, val []byte) error {
 		var rec pageRecord
 		if err := json.Unmarshal(val, &rec); err != nil {
-			return nil
+			return fmt.Errorf("page record %s: %w", key, err)
 		}
 		sc := r.site(rec.Site)
+		sc.counted = true
 		sc.pages++
 		nf := 0
 		for _, f := range rec.Forms {
@@ -153,6 +144,13 @@ func (r *linkRunner) restore(ctx context.Context) error {
 		return nil
 	}); err != nil {
 		return fmt.Errorf("crawl: restoring site counts: %w", err)
+	}
+	// the sites counter counts the sites with a recorded page; crawls
+	// recorded before it was kept in the store lack it
+	if n := int64(len(r.sites)) - e.stats.get(cSites); n > 0 {
+		if err := e.count(tally{cSites: n}); err != nil {
+			return err
+		}
 	}
 	if r.lf.Len() == 0 && len(r.seen) == 0 {
 		for _, s := range e.opt.Seeds {
@@ -176,7 +174,6 @@ func (r *linkRunner) site(s string) *siteCount {
 	if sc == nil {
 		sc = &siteCount{}
 		r.sites[s] = sc
-		r.e.stats.sites.Add(1)
 	}
 	return sc
 }
@@ -205,35 +202,14 @@ func (r *linkRunner) process(ctx context.Context, it frontier.Item) error {
 	if !ok {
 		return r.e.db.MarkURL(store.URLState{URL: it.URL, Site: it.Site, State: store.StateSkipped, Depth: it.Depth})
 	}
-	d := decodeLinkData(it.Data)
-	v, err := r.e.visit(ctx, it.URL, d.Parent, it.Depth, nil)
+	v, err := r.e.visit(ctx, it.URL, from(it.Evidence), it.Depth, r.countPage(it.Site))
 	if err != nil {
 		return err
 	}
-	if t, ok := r.pol.(interface{ fetched(string, linkData) }); ok {
-		t.fetched(it.URL, d)
+	if o, ok := r.pol.(fetchObserver); ok {
+		o.fetched(it.URL, it.Evidence)
 	}
-	if v.Dup {
-		return nil
-	}
-	r.mu.Lock()
-	sc := r.site(it.Site)
-	sc.pages++
-	if n := v.searchable(); n > 0 {
-		sc.forms += n
-	} else {
-		sc.noForm++
-	}
-	newDeep := v.relevant() > 0 && !sc.deep
-	sc.deep = sc.deep || newDeep
-	r.mu.Unlock()
-	if newDeep {
-		r.e.stats.deep.Add(1)
-		if err := r.e.db.AddCounter(ctrDeep, 1); err != nil {
-			return err
-		}
-	}
-	if v.Page == nil {
+	if v.Dup || v.Page == nil {
 		return nil
 	}
 	relevant, p := r.e.deps.Pages.Relevant(v.Page.Title + " " + v.Page.Text)
@@ -241,12 +217,41 @@ func (r *linkRunner) process(ctx context.Context, it frontier.Item) error {
 		relevant = true // the profile vouches for its seed sites
 	}
 	if v.relevant() > 0 {
-		r.pol.formPage(ctx, r, v)
+		if err := r.pol.formPage(ctx, r, v); err != nil {
+			return err
+		}
 	}
 	if !r.pol.follow(v, relevant, p) {
 		return nil
 	}
 	return r.pushLinks(v, p)
+}
+
+// countPage updates the counts of site with a page being recorded, and
+// counts, in the page's batch, the site when this is its first page and the
+// site as deep when this is its first relevant form. A page replayed from
+// the store was counted when the crawl resumed (restore).
+func (r *linkRunner) countPage(site string) stager {
+	return func(_ *store.Batch, v *visited, n *tally) error {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		sc := r.site(site)
+		if !sc.counted {
+			sc.counted = true
+			n.add(cSites, 1)
+		}
+		sc.pages++
+		if f := v.searchable(); f > 0 {
+			sc.forms += f
+		} else {
+			sc.noForm++
+		}
+		if v.relevant() > 0 && !sc.deep {
+			sc.deep = true
+			n.add(cDeep, 1)
+		}
+		return nil
+	}
 }
 
 // pushLinks queues the new links of v, placed by the policy.
@@ -260,14 +265,14 @@ func (r *linkRunner) pushLinks(v *visited, p float64) error {
 		if l.NoFollow {
 			continue
 		}
-		d := linkData{Parent: v.URL, Anchor: l.Anchor, Around: l.Before + " " + l.After}
+		ev := &frontier.Evidence{From: v.URL, Anchor: l.Anchor, Around: l.Before + " " + l.After}
 		site := canon.Site(l.URL)
 		depth := 0
 		if site == v.Site {
 			depth = v.Depth + 1
 		}
-		level, score := r.pol.score(v, p, l, d)
-		out = append(out, placed{frontier.Item{URL: l.URL, Site: site, Depth: depth, Score: score, Data: d.encode()}, level})
+		level, score := r.pol.score(v, p, l, ev)
+		out = append(out, placed{frontier.Item{URL: l.URL, Site: site, Depth: depth, Score: score, Evidence: ev}, level})
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -303,7 +308,7 @@ func (bestFirstPolicy) name() string                                { return "be
 func (bestFirstPolicy) levels() int                                 { return 1 }
 func (bestFirstPolicy) rescore() frontier.Classifier                { return nil }
 func (bestFirstPolicy) follow(_ *visited, rel bool, _ float64) bool { return rel }
-func (bestFirstPolicy) score(_ *visited, p float64, _ page.Link, _ linkData) (int, float64) {
+func (bestFirstPolicy) score(_ *visited, p float64, _ page.Link, _ *frontier.Evidence) (int, float64) {
 	return 1, p
 }
-func (bestFirstPolicy) formPage(context.Context, *linkRunner, *visited) {}
+func (bestFirstPolicy) formPage(context.Context, *linkRunner, *visited) error { return nil }

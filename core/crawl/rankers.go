@@ -58,23 +58,5 @@ func (r *rankers) link(u, anchor, around string) float64 {
 	return r.linkR.Score(rank.LinkFeatures(u, anchor, around))
 }
 
-// addDeepSite feeds a new deep site to the learner; true when FSS was rebuilt.
-func (r *rankers) addDeepSite(site, anchors, around, homeText string) bool {
-	r.sf.MarkKnown(site)
-	if r.learn == nil {
-		return false
-	}
-	return r.learn.deepSite(site, anchors, around, homeText)
-}
-
-// addFormPage feeds a page with relevant forms to the learner; true when FSL
-// was rebuilt.
-func (r *rankers) addFormPage(u, anchor, around string) bool {
-	if r.learn == nil {
-		return false
-	}
-	return r.learn.formPage(u, anchor, around)
-}
-
 // urlWords are the terms of a URL (host words carry topic signal).
 func urlWords(u string) []string { return text.URLTerms(strings.TrimSuffix(u, "/")) }

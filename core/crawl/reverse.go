@@ -2,16 +2,20 @@ package crawl
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"sort"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
 // reverseWorthwhile reports whether reverse search has something new to
 // search for: a deep (or seed) site not yet reverse-searched, and progress
 // since the last round that found nothing. Called with t.mu held.
 func (t *twoStage) reverseWorthwhile() bool {
-	if t.lastRev >= 0 && t.e.stats.deep.Load() <= t.lastRev {
+	if t.lastRev >= 0 && t.e.stats.get(cDeep) <= t.lastRev {
 		return false
 	}
 	for s, k := range t.known {
@@ -27,11 +31,25 @@ func (t *twoStage) reverseWorthwhile() bool {
 // and keep the centre pages — those with a searchable form or linking to at
 // least MinLinks known deep or seed sites — whose out-of-site links go to
 // the high-priority site queue. It returns the number of sites queued.
-func (t *twoStage) reverseSearch(ctx context.Context) (int, error) {
+//
+// Its progress is in the store (TagCrawl): each query is recorded with its
+// target as it is sent, and each round with what it queued, so a resumed
+// crawl neither repeats a query nor forgets that a round found nothing.
+func (t *twoStage) reverseSearch(ctx context.Context) (queued int, err error) {
 	e := t.e
 	rv := e.prof.Reverse
-	e.stats.reverseTriggers.Add(1)
-	e.db.AddCounter(ctrReverse, 1)
+	if err := e.count(tally{cReverse: 1}); err != nil {
+		return 0, err
+	}
+	round := reverseRound{Round: e.stats.get(cReverse)}
+	defer func() {
+		if ctx.Err() != nil {
+			return // an interrupted round is not over: its unsent queries are sent on resume
+		}
+		round.Queued = queued
+		round.Deep = e.stats.get(cDeep)
+		err = errors.Join(err, t.recordRound(round))
+	}()
 	t.mu.Lock()
 	var deep, seeds []string
 	for s, k := range t.known {
@@ -55,15 +73,16 @@ func (t *twoStage) reverseSearch(ctx context.Context) (int, error) {
 	}
 	t.mu.Unlock()
 	e.log.Info("reverse search", "targets", len(targets))
+	round.Targets = len(targets)
 
-	queued := 0
 	seenResult := map[string]bool{}
 	for _, target := range targets {
 		if ctx.Err() != nil {
 			return queued, ctx.Err()
 		}
-		e.stats.reverseQueries.Add(1)
-		e.db.AddCounter(ctrRevQueries, 1)
+		if err := t.recordQuery(target, round.Round); err != nil {
+			return queued, err
+		}
 		results, err := e.deps.Reverse.Links(ctx, target+"/")
 		if err != nil {
 			e.log.Warn("reverse search query failed", "site", target, "err", err)
@@ -75,7 +94,11 @@ func (t *twoStage) reverseSearch(ctx context.Context) (int, error) {
 				continue
 			}
 			seenResult[u] = true
-			if st, ok, _ := e.db.GetURL(u); ok && st.State != 0 {
+			st, ok, err := e.db.GetURL(u)
+			if err != nil {
+				return queued, err
+			}
+			if ok && st.State != 0 {
 				continue // fetched already (as a page of a site, or an earlier centre page)
 			}
 			v, err := e.visit(ctx, u, "reverse:"+target, 0, nil)
@@ -86,8 +109,7 @@ func (t *twoStage) reverseSearch(ctx context.Context) (int, error) {
 				continue
 			}
 			known := 0
-			ex := &siteExploration{t: t, site: v.Site}
-			outs := ex.collectOut(v, nil)
+			outs := appendOutLinks(nil, v, v.Site)
 			t.mu.Lock()
 			counted := map[string]bool{}
 			for _, o := range outs {
@@ -100,14 +122,71 @@ func (t *twoStage) reverseSearch(ctx context.Context) (int, error) {
 			if v.searchable() == 0 && known < rv.MinLinks {
 				continue
 			}
-			e.stats.centrePages.Add(1)
-			e.db.AddCounter(ctrCentre, 1)
 			before := e.stats.frontierSites.Load()
-			if err := t.queueSites(outs, true); err != nil {
+			if err := t.queueSites(outs, true, &tally{cCentre: 1}); err != nil {
 				return queued, err
 			}
 			queued += int(e.stats.frontierSites.Load() - before)
 		}
 	}
 	return queued, nil
+}
+
+// reverseQuery records a site searched for.
+type reverseQuery struct {
+	Round int64 `json:"round"`
+}
+
+// reverseRound records a reverse-search round.
+type reverseRound struct {
+	Round   int64 `json:"round"`
+	Targets int   `json:"targets"` // sites searched for
+	Queued  int   `json:"queued"`  // sites added to the site frontier
+	Deep    int64 `json:"deep"`    // deep sites known when it ended
+}
+
+// recordQuery records, in one batch, that target is being searched for and
+// one more engine query.
+func (t *twoStage) recordQuery(target string, round int64) error {
+	e := t.e
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.PutJSON(store.TagCrawl, append([]byte{reverseTargetKey}, target...), reverseQuery{Round: round}); err != nil {
+		return err
+	}
+	if err := e.commit(b, &tally{cRevQueries: 1}, e.db.SyncsWrites()); err != nil {
+		return fmt.Errorf("crawl: recording reverse search for %s: %w", target, err)
+	}
+	return nil
+}
+
+func (t *twoStage) recordRound(r reverseRound) error {
+	if err := t.e.db.PutJSON(store.TagCrawl, store.AppendUint64([]byte{reverseRoundKey}, uint64(r.Round)), r); err != nil {
+		return fmt.Errorf("crawl: recording reverse-search round %d: %w", r.Round, err)
+	}
+	return nil
+}
+
+// restoreReverse reloads the reverse-search progress of earlier runs: the
+// sites searched for, and the deep-site count of the last round that queued
+// nothing (no new round until more deep sites are found).
+func (t *twoStage) restoreReverse() error {
+	db := t.e.db
+	err := db.ScanJSON(store.TagCrawl, []byte{reverseTargetKey}, func(key, _ []byte) error {
+		t.reversed[string(key[1:])] = true
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: reverse-search progress: %w", err)
+	}
+	return db.ScanJSON(store.TagCrawl, []byte{reverseRoundKey}, func(key, val []byte) error {
+		var r reverseRound
+		if err := json.Unmarshal(val, &r); err != nil {
+			return fmt.Errorf("crawl: reverse-search round %x: %w", key[1:], err)
+		}
+		if r.Queued == 0 {
+			t.lastRev = r.Deep // rounds scan in order: the last one wins
+		}
+		return nil
+	})
 }

@@ -4,20 +4,135 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
-// Stats are the live counters of a crawl. All fields are updated atomically;
-// read them through Snapshot.
+// counter names one of the counts a crawl keeps in the store.
+type counter int
+
+// The crawl's counters. Every one is a store counter (its name in
+// counterNames), changed only by the batch that records what it counts, so
+// that the summary of a crawl that was killed and resumed is what the store
+// holds.
+const (
+	cPages      counter = iota // pages fetched (recorded), failed ones included
+	cFailed                    // pages whose fetch or parse failed
+	cSites                     // sites whose exploration began (two-stage) or with a recorded page (links)
+	cRelSites                  // explored sites the site classifier (or a seed, or a relevant form) accepted
+	cDeep                      // sites with a relevant searchable form
+	cForms                     // forms seen on fetched pages
+	cSearchable                // searchable forms recorded
+	cRelevant                  // relevant searchable forms recorded
+	cReverse                   // reverse-search rounds
+	cRevQueries                // reverse-search engine queries
+	cCentre                    // centre pages found by reverse search
+	cFSS                       // adaptive-learning rounds of FSS
+	cFSL                       // adaptive-learning rounds of FSL (ACHE: of its link classifier)
+	numCounters
+)
+
+// counterNames are the counters' names in the store.
+var counterNames = [numCounters]string{
+	cPages:      "crawl.pages",
+	cFailed:     "crawl.failed",
+	cSites:      "crawl.sites",
+	cRelSites:   "crawl.sites.relevant",
+	cDeep:       "crawl.sites.deep",
+	cForms:      "crawl.forms",
+	cSearchable: "crawl.forms.searchable",
+	cRelevant:   "crawl.forms.relevant",
+	cReverse:    "crawl.reverse.triggers",
+	cRevQueries: "crawl.reverse.queries",
+	cCentre:     "crawl.reverse.centre",
+	cFSS:        "crawl.learn.fss",
+	cFSL:        "crawl.learn.fsl",
+}
+
+// ctrPages is the store counter of the pages fetched.
+var ctrPages = counterNames[cPages]
+
+// tally is a set of counter increments that go into the store in one batch
+// with the records they count, and into the live Stats only once that batch
+// is committed.
+type tally [numCounters]int64
+
+func (t *tally) add(c counter, n int64) { t[c] += n }
+
+// stage adds the increments to b.
+func (t *tally) stage(b *store.Batch) error {
+	for c, n := range t {
+		if n == 0 {
+			continue
+		}
+		if err := b.AddCounter(counterNames[c], n); err != nil {
+			return fmt.Errorf("crawl: counting %s: %w", counterNames[c], err)
+		}
+	}
+	return nil
+}
+
+// commit stages t in b, commits b (synced when sync is set) and then applies
+// t to the live counters: a count the summary shows is a count the store
+// holds.
+func (e *Engine) commit(b *store.Batch, t *tally, sync bool) error {
+	if t != nil {
+		if err := t.stage(b); err != nil {
+			return err
+		}
+	}
+	if err := b.Commit(sync); err != nil {
+		return err
+	}
+	if t != nil {
+		e.stats.apply(t)
+	}
+	return nil
+}
+
+// count commits the increments of t in a batch of their own, as durably as
+// the store's single-record writes.
+func (e *Engine) count(t tally) error {
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := e.commit(b, &t, e.db.SyncsWrites()); err != nil {
+		return fmt.Errorf("crawl: recording counters: %w", err)
+	}
+	return nil
+}
+
+// Stats are the live counts of a crawl: the store's counters as committed
+// (restored when a crawl resumes), the pages this run replayed from the
+// store and the frontier sizes. Read them through Snapshot.
 type Stats struct {
-	pages, failed, replayed        atomic.Int64
-	sites, sitesRelevant, deep     atomic.Int64
-	forms, searchable, relevant    atomic.Int64
-	reverseTriggers, centrePages   atomic.Int64
-	reverseQueries                 atomic.Int64
-	learnSites, learnForms         atomic.Int64
-	frontierSites, frontierLinks   atomic.Int64
-	start                          time.Time
-	basePages, baseForms, baseDeep int64
+	counts                       [numCounters]atomic.Int64
+	replayed                     atomic.Int64 // this run only: pages replayed, not fetched
+	frontierSites, frontierLinks atomic.Int64 // gauges, set from the frontiers
+	start                        time.Time
+	basePages                    int64 // pages recorded before this run
+}
+
+func (s *Stats) apply(t *tally) {
+	for c, n := range t {
+		if n != 0 {
+			s.counts[c].Add(n)
+		}
+	}
+}
+
+func (s *Stats) get(c counter) int64 { return s.counts[c].Load() }
+
+// restore sets the counts to the store's.
+func (s *Stats) restore(db *store.DB) error {
+	cs, err := db.Counters("crawl.")
+	if err != nil {
+		return fmt.Errorf("crawl: reading counters: %w", err)
+	}
+	for c, name := range counterNames {
+		s.counts[c].Store(cs[name])
+	}
+	s.basePages = cs[ctrPages]
+	return nil
 }
 
 // Snapshot is a consistent-enough copy of the counters, for progress lines,
@@ -47,11 +162,11 @@ type Snapshot struct {
 // Snapshot copies the counters.
 func (s *Stats) Snapshot() Snapshot {
 	sn := Snapshot{
-		Pages: s.pages.Load(), Failed: s.failed.Load(), Replayed: s.replayed.Load(),
-		Sites: s.sites.Load(), RelevantSites: s.sitesRelevant.Load(), DeepSites: s.deep.Load(),
-		Forms: s.forms.Load(), SearchableForms: s.searchable.Load(), RelevantForms: s.relevant.Load(),
-		ReverseTriggers: s.reverseTriggers.Load(), ReverseQueries: s.reverseQueries.Load(), CentrePages: s.centrePages.Load(),
-		LearnSites: s.learnSites.Load(), LearnForms: s.learnForms.Load(),
+		Pages: s.get(cPages), Failed: s.get(cFailed), Replayed: s.replayed.Load(),
+		Sites: s.get(cSites), RelevantSites: s.get(cRelSites), DeepSites: s.get(cDeep),
+		Forms: s.get(cForms), SearchableForms: s.get(cSearchable), RelevantForms: s.get(cRelevant),
+		ReverseTriggers: s.get(cReverse), ReverseQueries: s.get(cRevQueries), CentrePages: s.get(cCentre),
+		LearnSites: s.get(cFSS), LearnForms: s.get(cFSL),
 		FrontierSites: s.frontierSites.Load(), FrontierLinks: s.frontierLinks.Load(),
 	}
 	if sn.Pages > 0 {

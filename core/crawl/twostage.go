@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,30 +9,23 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/core/frontier"
+	"github.com/dwcrawl/dwcrawl/core/rank"
 	"github.com/dwcrawl/dwcrawl/store"
 )
-
-// siteData is the payload of a site in the site frontier: the evidence the
-// site ranker scores (anchors and text around links to the site) and its
-// site frequency SF (distinct pages linking to it).
-type siteData struct {
-	Anchors string `json:"a,omitempty"`
-	Around  string `json:"t,omitempty"`
-	SF      int    `json:"sf"`
-	From    string `json:"f,omitempty"`
-}
 
 // maxEvidence bounds the anchor and text evidence kept per site.
 const maxEvidence = 600
 
-func (d *siteData) add(anchor, around string) {
-	if len(d.Anchors) < maxEvidence {
-		d.Anchors = strings.TrimSpace(d.Anchors + " " + anchor)
+// addLink adds a link to a site's evidence: the anchors and text around the
+// links to the site (which the site ranker scores) and its site frequency.
+func addLink(ev *frontier.Evidence, anchor, around string) {
+	if len(ev.Anchor) < maxEvidence {
+		ev.Anchor = strings.TrimSpace(ev.Anchor + " " + anchor)
 	}
-	if len(d.Around) < maxEvidence {
-		d.Around = strings.TrimSpace(d.Around + " " + around)
+	if len(ev.Around) < maxEvidence {
+		ev.Around = strings.TrimSpace(ev.Around + " " + around)
 	}
-	d.SF++
+	ev.SF++
 }
 
 // twoStage runs smartcrawler and scdi: workers take sites from the site
@@ -53,9 +45,10 @@ type twoStage struct {
 }
 
 type knownSite struct {
-	data     siteData
+	data     frontier.Evidence // of the links to it seen so far
 	explored bool
 	started  bool // an exploration of this run has begun
+	counted  bool // in the sites counter: its exploration began (maybe in an earlier run)
 	deep     bool
 	seed     bool
 }
@@ -93,8 +86,9 @@ func (t *twoStage) restore(ctx context.Context) error {
 		k := &knownSite{deep: s.Deep, seed: s.From == "seed"}
 		switch s.Status {
 		case store.SiteRelevant, store.SiteIrrelevant, store.SiteFailed:
-			k.explored = true
+			k.explored, k.counted = true, true
 		case store.SiteExploring, store.SiteVisited:
+			k.counted = true
 			unfinished = append(unfinished, s)
 		}
 		t.known[s.URL] = k
@@ -102,6 +96,9 @@ func (t *twoStage) restore(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("crawl: restoring sites: %w", err)
+	}
+	if err := t.restoreReverse(); err != nil {
+		return err
 	}
 	for _, s := range unfinished {
 		// explored when the last run stopped: explore again; its fetched
@@ -124,7 +121,9 @@ func (t *twoStage) restore(ctx context.Context) error {
 				continue
 			}
 			t.known[site] = &knownSite{seed: true}
-			b.SetSite(store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteQueued, Queue: store.QueueHigh, FirstSeen: time.Now(), From: "seed"})
+			if err := b.SetSite(store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteQueued, Queue: store.QueueHigh, FirstSeen: time.Now(), From: "seed"}); err != nil {
+				return err
+			}
 			if err := t.sf.Push(frontier.Item{URL: site, Site: site, Score: 1000}, true); err != nil {
 				return err
 			}
@@ -155,10 +154,12 @@ func (t *twoStage) refill(ctx context.Context) bool {
 	t.mu.Lock()
 	t.reverse = false
 	if n == 0 {
-		t.lastRev = t.e.stats.deep.Load()
+		t.lastRev = t.e.stats.get(cDeep)
 	}
 	if err != nil && !errors.Is(err, ErrBudget) && ctx.Err() == nil {
-		t.e.log.Warn("reverse search failed", "err", err)
+		// the search engine's failures are logged query by query; what
+		// comes back is the store's
+		t.fail(fmt.Errorf("crawl: reverse search: %w", err))
 	}
 	t.cond.Broadcast()
 	return true
@@ -175,10 +176,6 @@ type outLink struct {
 func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	e := t.e
 	site := it.URL
-	var sd siteData
-	if it.Data != "" {
-		json.Unmarshal([]byte(it.Data), &sd)
-	}
 	t.mu.Lock()
 	k := t.known[site]
 	if k == nil {
@@ -192,28 +189,26 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		return nil
 	}
 	k.started = true
+	counted := k.counted
+	k.counted = true
 	t.mu.Unlock()
-	rec := store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteExploring, Score: it.Score, FirstSeen: time.Now(), From: sd.From}
+	rec := store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteExploring, Score: it.Score, FirstSeen: time.Now(), From: from(it.Evidence)}
 	if k.seed {
 		rec.From = "seed"
 	}
-	if err := e.db.PutSite(rec); err != nil {
+	if err := t.begin(rec, !counted); err != nil {
 		return err
 	}
-	e.stats.sites.Add(1)
-	e.db.AddCounter(ctrSites, 1)
 
-	home := site + "/"
-	hv, err := e.visit(ctx, home, "", 0, nil)
+	x := &siteExploration{t: t, site: site}
+	hv, err := e.visit(ctx, site+"/", "", 0, x.stageExample(nil))
 	if err != nil {
 		return err
 	}
-	var outs []outLink
-	ex := &siteExploration{t: t, site: site}
-	pages, forms, relForms := 1, hv.searchable(), hv.relevant()
+	x.add(hv)
 	relevant, homeText := false, ""
 	if hv.Page != nil {
-		outs = ex.collectOut(hv, outs)
+		x.collectOut(hv)
 		homeText = hv.Page.Title + " " + hv.Page.Text + " " + strings.Join(canonTerms(site), " ")
 		var p float64
 		relevant, p = e.deps.Pages.Relevant(homeText)
@@ -221,28 +216,22 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 			relevant, p = true, 1 // the profile vouches for its seed sites
 		}
 		e.siteP.Store(site, p)
-		if relForms > 0 {
+		if hv.relevant() > 0 {
 			// a relevant form on the homepage makes the site worth exploring;
 			// another domain's form says nothing about this one (travel
 			// portals and other domains' deep sites took ~12% of the pages)
 			relevant = true
 		}
 		if relevant {
-			e.stats.sitesRelevant.Add(1)
-			e.db.AddCounter(ctrRelSites, 1)
-			ex.learnForms(hv)
-			var p2, f2, r2 int
-			outs, p2, f2, r2, err = ex.inSite(ctx, hv, outs)
-			pages += p2
-			forms += f2
-			relForms += r2
-			if err != nil && !errors.Is(err, ErrBudget) {
+			if err := x.learnForms(hv, nil); err != nil {
+				return err
+			}
+			if err = x.inSite(ctx, hv); err != nil && !errors.Is(err, ErrBudget) {
 				return err
 			}
 		}
 	}
-	deep := relForms > 0
-	rec.Pages, rec.Forms, rec.Deep = pages, forms, deep
+	rec.Pages, rec.Forms, rec.Deep = x.pages, x.searchable, x.relevant > 0
 	rec.VisitedAt = time.Now()
 	switch {
 	case hv.Page == nil:
@@ -259,10 +248,29 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 			lp.learnDeep(homeText)
 		}
 	}
-	if err2 := t.finish(ctx, rec, hv, outs); err2 != nil {
+	if err2 := t.finish(ctx, rec, hv, x.outs); err2 != nil {
 		return err2
 	}
 	return err
+}
+
+// begin records that the exploration of a site has begun, counting the
+// site unless an earlier run did.
+func (t *twoStage) begin(rec store.Site, count bool) error {
+	e := t.e
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.SetSite(rec); err != nil {
+		return err
+	}
+	var n tally
+	if count {
+		n.add(cSites, 1)
+	}
+	if err := e.commit(b, &n, e.db.SyncsWrites()); err != nil {
+		return fmt.Errorf("crawl: recording site %s: %w", rec.URL, err)
+	}
+	return nil
 }
 
 // finish records the explored site, queues its out-of-site links in stage
@@ -278,31 +286,53 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	if err := b.SetSite(rec); err != nil {
 		return err
 	}
-	if rec.Deep {
-		b.AddCounter(ctrDeep, 1)
+	var n tally
+	if rec.Status == store.SiteRelevant {
+		n.add(cRelSites, 1)
 	}
-	if err := b.Commit(true); err != nil {
-		return fmt.Errorf("crawl: recording site %s: %w", rec.URL, err)
+	if rec.Deep {
+		n.add(cDeep, 1)
 	}
 	t.mu.Lock()
 	k := t.known[rec.URL]
+	ev := k.data
+	t.mu.Unlock()
+	// adaptive learning: a deep site is an example for FSS
+	var example *rank.Features
+	if l := t.rk.learn; rec.Deep && l != nil && hv.Page != nil {
+		f := rank.SiteFeatures(rec.URL, ev.Anchor, ev.Around)
+		if err := l.stage(b, rank.SpaceFSS, rec.URL, f); err != nil {
+			return err
+		}
+		example = &f
+	}
+	if err := e.commit(b, &n, true); err != nil {
+		return fmt.Errorf("crawl: recording site %s: %w", rec.URL, err)
+	}
+	t.mu.Lock()
 	k.explored, k.deep = true, rec.Deep
 	t.mu.Unlock()
-	if rec.Deep {
-		e.stats.deep.Add(1)
-		if t.smart && hv.Page != nil {
-			if t.rk.addDeepSite(rec.URL, k.data.Anchors, k.data.Around, hv.Page.Title+" "+hv.Page.Text) {
-				e.stats.learnSites.Add(1)
-				t.rescoreSites()
+	if rec.Deep && t.smart && hv.Page != nil {
+		// site frequency: the sites a deep site links to count it (smartcrawler)
+		t.rk.sf.MarkKnown(rec.URL)
+	}
+	if example != nil {
+		if it := t.rk.learn.add(rank.SpaceFSS, *example); it != nil {
+			if err := e.saveRound(*it, cFSS); err != nil {
+				return err
+			}
+			if err := t.rescoreSites(); err != nil {
+				return err
 			}
 		}
 	}
-	return t.queueSites(outs, rec.Deep && t.smart)
+	return t.queueSites(outs, rec.Deep && t.smart, nil)
 }
 
 // queueSites pushes newly seen sites (and new evidence for queued ones)
-// into the site frontier.
-func (t *twoStage) queueSites(outs []outLink, high bool) error {
+// into the site frontier; n, if not nil, is counted with the sites
+// recorded.
+func (t *twoStage) queueSites(outs []outLink, high bool, n *tally) error {
 	e := t.e
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -312,25 +342,27 @@ func (t *twoStage) queueSites(outs []outLink, high bool) error {
 	for _, o := range outs {
 		k := t.known[o.site]
 		if k == nil {
-			k = &knownSite{data: siteData{From: o.from}}
+			k = &knownSite{data: frontier.Evidence{From: o.from}}
 			t.known[o.site] = k
-			b.SetSite(store.Site{URL: o.site, Host: canon.Host(o.site), Domain: e.prof.Domain, Status: store.SiteQueued, FirstSeen: time.Now(), From: o.from})
+			if err := b.SetSite(store.Site{URL: o.site, Host: canon.Host(o.site), Domain: e.prof.Domain, Status: store.SiteQueued, FirstSeen: time.Now(), From: o.from}); err != nil {
+				return err
+			}
 		}
 		t.rk.sf.Link(canon.Site(o.from), o.site)
 		if k.explored {
 			continue
 		}
-		k.data.add(o.anchor, o.around)
+		addLink(&k.data, o.anchor, o.around)
 		touched[o.site] = true
 	}
-	if err := b.Commit(false); err != nil {
+	if err := e.commit(b, n, false); err != nil {
 		return fmt.Errorf("crawl: recording sites: %w", err)
 	}
 	for s := range touched {
 		k := t.known[s]
-		score := t.rk.site(s, k.data.Anchors, k.data.Around, k.data.SF)
-		data, _ := json.Marshal(k.data)
-		if err := t.sf.Push(frontier.Item{URL: s, Site: s, Score: score, Data: string(data)}, high); err != nil {
+		ev := k.data // the frontier keeps its own copy
+		score := t.rk.site(s, ev.Anchor, ev.Around, ev.SF)
+		if err := t.sf.Push(frontier.Item{URL: s, Site: s, Score: score, Evidence: &ev}, high); err != nil {
 			return fmt.Errorf("crawl: queueing site %s: %w", s, err)
 		}
 	}
@@ -340,17 +372,20 @@ func (t *twoStage) queueSites(outs []outLink, high bool) error {
 }
 
 // rescoreSites re-ranks the site frontier after FSS was rebuilt.
-func (t *twoStage) rescoreSites() {
+func (t *twoStage) rescoreSites() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	err := t.sf.Rescore(func(it *frontier.Item) float64 {
-		var d siteData
-		json.Unmarshal([]byte(it.Data), &d)
-		return t.rk.site(it.URL, d.Anchors, d.Around, d.SF)
+		var ev frontier.Evidence
+		if it.Evidence != nil {
+			ev = *it.Evidence
+		}
+		return t.rk.site(it.URL, ev.Anchor, ev.Around, ev.SF)
 	})
 	if err != nil {
-		t.e.log.Warn("re-ranking site frontier", "err", err)
+		return fmt.Errorf("crawl: re-ranking the site frontier: %w", err)
 	}
+	return nil
 }
 
 // canonTerms are the URL terms of a site key.

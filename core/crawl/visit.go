@@ -3,7 +3,6 @@ package crawl
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -91,12 +90,16 @@ func (v *visited) relevant() (n int) {
 	return n
 }
 
+// stager stages further writes and counts in the batch that records a page.
+type stager func(b *store.Batch, v *visited, t *tally) error
+
 // visit fetches u (or replays its stored record) and records the page, its
 // forms and the counters in one batch. extra, when not nil, stages further
-// writes (frontier updates) in the same batch. It returns ErrBudget when the
-// budget is spent; fetch failures are recorded and returned as a visited with
-// a nil Page, never as an error.
-func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra func(*store.Batch, *visited) error) (*visited, error) {
+// writes and counts in the same batch; it is not called for a replayed page
+// or a duplicate. visit returns ErrBudget when the budget is spent; fetch
+// failures are recorded and returned as a visited with a nil Page, never as
+// an error.
+func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra stager) (*visited, error) {
 	if rec, ok, err := e.replay(u); err != nil {
 		return nil, err
 	} else if ok {
@@ -153,11 +156,7 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra f
 			fillRecord(&rec, p, v.Forms)
 		}
 	}
-	seq := e.stats.pages.Add(1)
-	rec.Seq = seq
-	if v.Page == nil {
-		e.stats.failed.Add(1)
-	}
+	rec.Seq = e.seq.Add(1)
 	if err := e.record(&rec, v, extra); err != nil {
 		return nil, err
 	}
@@ -209,7 +208,11 @@ func formSignature(site, action, method string, names []string) uint64 {
 func (e *Engine) restoreFormSignatures() error {
 	return e.db.ScanForms(func(f store.Form) error {
 		var fields []page.Field
-		json.Unmarshal(f.Fields, &fields)
+		if len(f.Fields) > 0 {
+			if err := json.Unmarshal(f.Fields, &fields); err != nil {
+				return fmt.Errorf("form %s (%s): fields: %w", f.ID, f.PageURL, err)
+			}
+		}
 		names := make([]string, 0, len(fields))
 		for _, fl := range fields {
 			names = append(names, fl.Name)
@@ -237,7 +240,7 @@ func fillRecord(rec *pageRecord, p *page.Page, forms []formRecord) {
 
 // record writes the page, its forms, its URL state and the counters in one
 // batch, synced when it carries forms.
-func (e *Engine) record(rec *pageRecord, v *visited, extra func(*store.Batch, *visited) error) error {
+func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 	b := e.db.NewBatch()
 	defer b.Close()
 	state := store.StateFetched
@@ -256,21 +259,24 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra func(*store.Batch, *v
 	if err := b.PutJSON(store.TagPages, []byte(rec.URL), rec); err != nil {
 		return err
 	}
-	b.AddCounter(ctrPages, 1)
+	var t tally
+	t.add(cPages, 1)
 	if v.Page == nil {
-		b.AddCounter(ctrFailed, 1)
+		t.add(cFailed, 1)
 	}
+	t.add(cForms, int64(len(v.Forms)))
 	nSearch, nRel := 0, 0
 	for i, f := range v.Forms {
-		e.stats.forms.Add(1)
-		b.AddCounter(ctrForms, 1)
 		if !f.Searchable {
 			continue
 		}
 		nSearch++
 		d := v.formDecisions[i]
 		pf := v.Page.Forms[i]
-		fields, _ := json.Marshal(pf.Fields)
+		fields, err := json.Marshal(pf.Fields)
+		if err != nil {
+			return fmt.Errorf("crawl: recording %s: form %d: %w", rec.URL, pf.Index, err)
+		}
 		sf := store.Form{
 			Site: rec.Site, PageURL: rec.URL, Depth: rec.Depth, Index: pf.Index,
 			Kind: d.Kind, Searchable: d.PSearchable, DomainScore: d.PDomain, Relevant: f.Relevant,
@@ -283,20 +289,14 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra func(*store.Batch, *v
 			nRel++
 		}
 	}
-	if nSearch > 0 {
-		b.AddCounter(ctrSearchable, int64(nSearch))
-		e.stats.searchable.Add(int64(nSearch))
-	}
-	if nRel > 0 {
-		b.AddCounter(ctrRelevant, int64(nRel))
-		e.stats.relevant.Add(int64(nRel))
-	}
+	t.add(cSearchable, int64(nSearch))
+	t.add(cRelevant, int64(nRel))
 	if extra != nil {
-		if err := extra(b, v); err != nil {
+		if err := extra(b, v, &t); err != nil {
 			return err
 		}
 	}
-	if err := b.Commit(nSearch > 0); err != nil {
+	if err := e.commit(b, &t, nSearch > 0); err != nil {
 		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
 	}
 	return nil
@@ -325,7 +325,3 @@ func recordToVisited(rec pageRecord) *visited {
 	v.Page = p
 	return v
 }
-
-var errStop = errors.New("crawl: stop")
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dwcrawl/dwcrawl/core/postings"
+	"github.com/dwcrawl/dwcrawl/core/pqueue"
 	"math"
 	"math/rand"
 	"sort"
@@ -198,7 +199,7 @@ type Engine struct {
 	fwdStart []int32 // forward index, CSR: record -> queries
 	fwd      []int32
 	fwdHs    map[int32][]int32
-	heap     lazyHeap
+	heap     pqueue.Queue[prio] // lazy-update queue of the pool queries (heap.go)
 
 	order     []int32 // NaiveCrawl
 	pos       int
@@ -326,7 +327,8 @@ func (e *Engine) initPool() {
 			a = append(a, prio{key: e.benefit(int32(i)), nd: e.nD[i], terms: int32(len(p.Queries[i].terms)), q: int32(i)})
 		}
 	}
-	e.heap.init(a)
+	e.heap = pqueue.New(prio.before)
+	e.heap.Init(a)
 }
 
 // initSample computes |q(Hs)| (a sample record matches q when its searched
@@ -450,8 +452,8 @@ func (e *Engine) removeRecord(r int) {
 
 // pick pops the pool query with the largest current benefit.
 func (e *Engine) pick() int {
-	for e.heap.len() > 0 {
-		t := e.heap.pop()
+	for e.heap.Len() > 0 {
+		t := e.heap.Pop()
 		if e.used[t.q] || e.nD[t.q] <= 0 {
 			continue
 		}
@@ -459,7 +461,7 @@ func (e *Engine) pick() int {
 		if cur.key == t.key && cur.nd == t.nd {
 			return int(t.q)
 		}
-		e.heap.push(cur)
+		e.heap.Push(cur)
 	}
 	return -1
 }
@@ -525,7 +527,7 @@ func (e *Engine) Step(ctx context.Context, s Searcher) (Entry, bool, error) {
 		if err != nil {
 			// the query is not spent: put it back for a later Step
 			if pi >= 0 {
-				e.heap.push(prio{key: e.benefit(int32(pi)), nd: e.nD[pi], terms: int32(len(e.pool.Queries[pi].terms)), q: int32(pi)})
+				e.heap.Push(prio{key: e.benefit(int32(pi)), nd: e.nD[pi], terms: int32(len(e.pool.Queries[pi].terms)), q: int32(pi)})
 			}
 			if e.opt.Method == Naive {
 				e.pos--

@@ -24,6 +24,8 @@
 // is an in-memory one for tests and benchmarks) so that a crawl resumes after
 // a crash: Push persists the entry, Pop deletes it (the store then counts the
 // URL as in flight until the engine records its fetch), and Load rebuilds
-// the in-memory structures from the store. Ordering and selection happen in
-// memory, in O(log n) per operation.
+// the in-memory structures from the store. An item's Evidence (what the
+// links to it say) is persisted with it as JSON; one that does not decode
+// fails Load with the queue and URL named. Ordering and selection happen in
+// memory (package pqueue), in O(log n) per operation.
 package frontier

@@ -249,10 +249,10 @@ func sum(a, b int) int { return a + b }
 func TestSiteFrontierRescore(t *testing.T) {
 	f := NewSiteFrontier(nil)
 	for i, s := range []string{"a", "b", "c"} {
-		f.Push(Item{URL: s, Score: float64(i), Data: s}, i%2 == 0)
+		f.Push(Item{URL: s, Score: float64(i), Evidence: &Evidence{Anchor: s}}, i%2 == 0)
 	}
 	// New feature space: "b" becomes the best low site, "a" the best high one.
-	f.Rescore(func(it *Item) float64 { return map[string]float64{"a": 5, "b": 7, "c": 1}[it.Data] })
+	f.Rescore(func(it *Item) float64 { return map[string]float64{"a": 5, "b": 7, "c": 1}[it.Evidence.Anchor] })
 	var got []string
 	for {
 		it, ok, _ := f.Pop()
@@ -280,7 +280,7 @@ func TestWithStoreDB(t *testing.T) {
 	db := open()
 	sf := NewSiteFrontier(db)
 	for i, s := range []string{"http://a.com", "http://b.com", "http://c.com"} {
-		if err := sf.Push(Item{URL: s, Score: float64(i), Data: "feat" + s}, i == 0); err != nil {
+		if err := sf.Push(Item{URL: s, Score: float64(i), Evidence: &Evidence{From: "http://hub.com/", Anchor: "feat" + s, SF: i + 1}}, i == 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -306,7 +306,7 @@ func TestWithStoreDB(t *testing.T) {
 		t.Fatalf("resumed site frontier: %d, %v", n, err)
 	}
 	it, _, _ := sf.Pop()
-	if it.URL != "http://c.com" || it.Data != "feathttp://c.com" {
+	if want := (Evidence{From: "http://hub.com/", Anchor: "feathttp://c.com", SF: 3}); it.URL != "http://c.com" || it.Evidence == nil || *it.Evidence != want {
 		t.Errorf("resumed pop = %+v", it)
 	}
 	lf = NewLinkFrontier("http://b.com", db, LinkOptions{})
@@ -346,7 +346,7 @@ func TestLevelFrontier(t *testing.T) {
 		{"x", 7, 0.1}, // unknown level: other, which is full too
 	}
 	for _, p := range pushes {
-		if err := f.Push(Item{URL: "http://s/" + p.url, Score: p.score, Data: p.url}, p.level); err != nil {
+		if err := f.Push(Item{URL: "http://s/" + p.url, Score: p.score, Evidence: &Evidence{Anchor: p.url}}, p.level); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -356,10 +356,11 @@ func TestLevelFrontier(t *testing.T) {
 	}
 	// After relearning, the classifier promotes "x" to level 1.
 	f.SetClassifier(func(it *Item) (int, float64) {
-		if it.Data == "x" {
+		a := it.Evidence.Anchor
+		if a == "x" {
 			return 1, 0.99
 		}
-		return map[byte]int{'l': int(it.Data[1] - '0'), 'o': 0}[it.Data[0]], it.Score
+		return map[byte]int{'l': int(a[1] - '0'), 'o': 0}[a[0]], it.Score
 	})
 	var got []string
 	for {
@@ -370,7 +371,7 @@ func TestLevelFrontier(t *testing.T) {
 		if !ok {
 			break
 		}
-		got = append(got, fmt.Sprintf("%s@%d", it.Data, level))
+		got = append(got, fmt.Sprintf("%s@%d", it.Evidence.Anchor, level))
 	}
 	// Memory first (level 1, 2, 3, other), then the reloaded overflow,
 	// re-classified ("x" now level 1 and best).
@@ -387,11 +388,11 @@ func TestLevelFrontierReloadAndResume(t *testing.T) {
 	st := NewMemStore()
 	f := NewLevelFrontier(st, LevelOptions{Capacity: 100})
 	for i := 0; i < 10; i++ {
-		f.Push(Item{URL: fmt.Sprintf("http://s/%d", i), Score: float64(i) / 10, Data: fmt.Sprint(i)}, 2)
+		f.Push(Item{URL: fmt.Sprintf("http://s/%d", i), Score: float64(i) / 10, Evidence: &Evidence{Anchor: fmt.Sprint(i)}}, 2)
 	}
 	// Relearning: even links become level 1.
 	f.SetClassifier(func(it *Item) (int, float64) {
-		if (it.Data[0]-'0')%2 == 0 {
+		if (it.Evidence.Anchor[0]-'0')%2 == 0 {
 			return 1, it.Score
 		}
 		return 3, it.Score
@@ -408,8 +409,8 @@ func TestLevelFrontierReloadAndResume(t *testing.T) {
 		t.Fatalf("load: %d %v", n, err)
 	}
 	it, level, _, _ := g.Pop()
-	if it.Data != "8" || level != 1 {
-		t.Errorf("first after resume: %s@%d, want 8@1", it.Data, level)
+	if it.Evidence.Anchor != "8" || level != 1 {
+		t.Errorf("first after resume: %s@%d, want 8@1", it.Evidence.Anchor, level)
 	}
 }
 

@@ -3,7 +3,7 @@ package frontier
 import (
 	"strings"
 
-	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/core/pqueue"
 )
 
 // Item is one URL (or site) in a frontier.
@@ -17,10 +17,9 @@ type Item struct {
 	Score float64
 	// Depth is the link depth (from the site's homepage or the seed).
 	Depth int
-	// Data is an opaque payload kept and persisted with the item: the
-	// engine stores the link's features here so that rankers and
-	// classifiers can re-score it after learning.
-	Data string
+	// Evidence is what the links to the URL say (nil: nothing), kept and
+	// persisted with the item so that it can be re-scored after learning.
+	Evidence *Evidence
 
 	seq uint64 // insertion order, for FIFO ties
 	pos int    // index in its heap, -1 when in none
@@ -39,128 +38,77 @@ func SiteOf(u string) string {
 	return u
 }
 
-func (it *Item) entry(queue string) store.FrontierEntry {
-	e := store.FrontierEntry{Queue: queue, Score: it.Score, URL: it.URL, Site: it.Site, Depth: it.Depth}
-	if it.Data != "" {
-		e.Payload = []byte(it.Data)
-	}
-	return e
-}
-
-func itemFromEntry(e store.FrontierEntry) *Item {
-	return &Item{URL: e.URL, Site: e.Site, Score: e.Score, Depth: e.Depth, Data: string(e.Payload), pos: -1}
-}
-
-// itemHeap is a binary max-heap of items by (Score desc, seq asc) that
-// keeps each item's position, so items can be removed or re-scored in
-// O(log n). The keys are copied into the heap so that comparisons do not
-// chase pointers.
-type itemHeap []hent
-
+// hent is an item in an itemHeap. The keys are copied into the heap so that
+// comparisons do not chase pointers.
 type hent struct {
 	score float64
 	seq   uint64
 	it    *Item
 }
 
-func (h itemHeap) less(i, j int) bool {
-	a, b := &h[i], &h[j]
+// hentBefore orders by Score descending, then first in first out.
+func hentBefore(a, b hent) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
 	return a.seq < b.seq
 }
 
-func (h itemHeap) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].it.pos = i
-	h[j].it.pos = j
-}
+func placeHent(e hent, i int) { e.it.pos = i }
 
-func (h itemHeap) up(j int) {
-	for j > 0 {
-		i := (j - 1) / 2
-		if !h.less(j, i) {
-			break
-		}
-		h.swap(i, j)
-		j = i
-	}
-}
+// itemHeap is a max-heap of items by (Score desc, seq asc) that keeps each
+// item's position (Item.pos), so items can be removed or re-scored in
+// O(log n).
+type itemHeap struct{ q pqueue.Queue[hent] }
 
-func (h itemHeap) down(i int) bool {
-	i0, n := i, len(h)
-	for {
-		l := 2*i + 1
-		if l >= n || l < 0 {
-			break
-		}
-		j := l
-		if r := l + 1; r < n && h.less(r, l) {
-			j = r
-		}
-		if !h.less(j, i) {
-			break
-		}
-		h.swap(i, j)
-		i = j
-	}
-	return i > i0
-}
+func newItemHeap() itemHeap { return itemHeap{pqueue.NewIndexed(hentBefore, placeHent)} }
 
-func (h *itemHeap) push(it *Item) {
-	it.pos = len(*h)
-	*h = append(*h, hent{it.Score, it.seq, it})
-	h.up(it.pos)
-}
+func (h *itemHeap) len() int { return h.q.Len() }
 
-func (h itemHeap) top() *Item { return h[0].it }
+// entries returns the heap's entries, in heap order.
+func (h *itemHeap) entries() []hent { return h.q.Items() }
+
+func (h *itemHeap) push(it *Item) { h.q.Push(hent{it.Score, it.seq, it}) }
+
+func (h *itemHeap) top() *Item { return h.q.Top().it }
 
 func (h *itemHeap) pop() *Item {
-	old := *h
-	n := len(old) - 1
-	old.swap(0, n)
-	it := old[n].it
-	old[n] = hent{}
-	*h = old[:n]
-	if n > 0 {
-		h.down(0)
-	}
+	it := h.q.Pop().it
 	it.pos = -1
 	return it
 }
 
+// holds reports whether it is in this heap.
+func (h *itemHeap) holds(it *Item) bool {
+	es := h.q.Items()
+	return it.pos >= 0 && it.pos < len(es) && es[it.pos].it == it
+}
+
 func (h *itemHeap) remove(it *Item) {
-	i := it.pos
-	old := *h
-	n := len(old) - 1
-	if i != n {
-		old.swap(i, n)
-	}
-	old[n] = hent{}
-	*h = old[:n]
-	if i != n && !h.down(i) {
-		h.up(i)
-	}
+	h.q.Remove(it.pos)
 	it.pos = -1
 }
 
 // fix restores the order after it.Score changed.
-func (h itemHeap) fix(it *Item) {
-	h[it.pos].score = it.Score
-	if !h.down(it.pos) {
-		h.up(it.pos)
-	}
+func (h *itemHeap) fix(it *Item) {
+	h.q.Items()[it.pos].score = it.Score
+	h.q.Fix(it.pos)
 }
 
-// init orders the heap after arbitrary changes to the items' scores, in
+// reorder orders the heap after arbitrary changes to the items' scores, in
 // O(n).
-func (h itemHeap) init() {
-	for i := range h {
-		h[i].score, h[i].seq = h[i].it.Score, h[i].it.seq
-		h[i].it.pos = i
+func (h *itemHeap) reorder() {
+	es := h.q.Items()
+	for i := range es {
+		es[i].score, es[i].seq = es[i].it.Score, es[i].it.seq
 	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
+	h.q.Init(es)
+}
+
+// clear empties the heap, marking its items as in none.
+func (h *itemHeap) clear() {
+	for _, e := range h.q.Items() {
+		e.it.pos = -1
 	}
+	h.q.Clear()
 }

@@ -108,7 +108,7 @@ func (f *LevelFrontier) Push(it Item, level int) error {
 		}
 	}
 	q := f.queues[l]
-	if q.index[it.URL] == nil && len(q.h) >= f.opt.Capacity {
+	if q.index[it.URL] == nil && q.h.len() >= f.opt.Capacity {
 		if err := persist(f.st, q.name, &it); err != nil {
 			return err
 		}
@@ -158,12 +158,11 @@ func (f *LevelFrontier) Reload() (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, q := range f.queues {
-		for _, e := range q.h {
-			e.it.pos = -1
+		for _, e := range q.h.entries() {
 			delete(q.index, e.it.URL)
 			f.spilled++
 		}
-		q.h = q.h[:0]
+		q.h.clear()
 	}
 	if err := f.reloadLocked(); err != nil {
 		return 0, err
@@ -199,7 +198,11 @@ func (f *LevelFrontier) reloadLocked() error {
 					return nil
 				}
 			}
-			cands = append(cands, cand{itemFromEntry(e), l})
+			it, err := itemFromEntry(e)
+			if err != nil {
+				return err
+			}
+			cands = append(cands, cand{it, l})
 			return nil
 		})
 		if err != nil {
@@ -227,7 +230,7 @@ func (f *LevelFrontier) reloadLocked() error {
 	f.spilled = 0
 	for _, c := range cands {
 		q := f.queues[c.level]
-		if len(q.h) >= f.opt.Capacity {
+		if q.h.len() >= f.opt.Capacity {
 			f.spilled++
 			continue
 		}
@@ -247,7 +250,7 @@ func (f *LevelFrontier) Len() int {
 func (f *LevelFrontier) memLenLocked() int {
 	n := 0
 	for _, q := range f.queues {
-		n += len(q.h)
+		n += q.h.len()
 	}
 	return n
 }
@@ -258,7 +261,7 @@ func (f *LevelFrontier) Lens() (levels []int, spilled int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, q := range f.queues {
-		levels = append(levels, len(q.h))
+		levels = append(levels, q.h.len())
 	}
 	return levels, f.spilled
 }

@@ -66,7 +66,11 @@ func (f *LinkFrontier) Load() (int, error) {
 		if _, ok := f.seen[e.URL]; ok {
 			return nil
 		}
-		f.add(*itemFromEntry(e))
+		it, err := itemFromEntry(e)
+		if err != nil {
+			return err
+		}
+		f.add(*it)
 		n++
 		return nil
 	})

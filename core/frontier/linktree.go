@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/dwcrawl/dwcrawl/core/pqueue"
 )
 
 // LinkTree holds the links of one site at one depth and decides the order in
@@ -32,14 +34,15 @@ type LinkTree struct {
 	used    int              // visits since the budget was set
 
 	planned bool
-	buckets bucketHeap
+	buckets pqueue.Queue[*bucket]
 	extra   itemHeap // query-string variants, after all leaves
 	seq     uint64
 }
 
 // NewLinkTree returns an empty tree with an unlimited budget.
 func NewLinkTree() *LinkTree {
-	return &LinkTree{byURL: map[string]*Item{}, primary: map[string]*Item{}}
+	return &LinkTree{byURL: map[string]*Item{}, primary: map[string]*Item{},
+		buckets: pqueue.New(bucketBefore), extra: newItemHeap()}
 }
 
 // leafKey is the URL without its query string and fragment.
@@ -100,8 +103,8 @@ func (t *LinkTree) Next() (Item, bool) {
 	if !t.planned {
 		t.plan()
 	}
-	for len(t.buckets) > 0 {
-		b := t.buckets[0]
+	for t.buckets.Len() > 0 {
+		b := t.buckets.Top()
 		p := b.items[b.next]
 		b.next++
 		live := t.byURL[p.URL] == p // else removed since the plan
@@ -109,9 +112,9 @@ func (t *LinkTree) Next() (Item, bool) {
 			b.used++
 		}
 		if b.next == len(b.items) {
-			t.buckets.pop()
+			t.buckets.Pop()
 		} else {
-			t.buckets.fix(0)
+			t.buckets.Fix(0)
 		}
 		if !live {
 			continue
@@ -120,7 +123,7 @@ func (t *LinkTree) Next() (Item, bool) {
 		t.take(p)
 		return *p, true
 	}
-	for len(t.extra) > 0 {
+	for t.extra.len() > 0 {
 		p := t.extra.pop()
 		if t.byURL[p.URL] != p {
 			continue
@@ -149,7 +152,7 @@ func (t *LinkTree) Remove(url string) bool {
 		return false
 	}
 	t.take(p)
-	if p.pos >= 0 && p.pos < len(t.extra) && t.extra[p.pos].it == p {
+	if t.extra.holds(p) {
 		t.extra.remove(p)
 	}
 	return true
@@ -174,7 +177,9 @@ func (t *LinkTree) Drain() []Item {
 	sort.Slice(out, func(i, j int) bool { return better(&out[i], &out[j]) })
 	clear(t.byURL)
 	clear(t.primary)
-	t.buckets, t.extra, t.planned = nil, nil, true
+	t.buckets.Clear()
+	t.extra.clear()
+	t.planned = true
 	return out
 }
 
@@ -190,7 +195,7 @@ func (t *LinkTree) Plan() []Bucket {
 	if !t.planned {
 		t.plan()
 	}
-	bs := append([]*bucket(nil), t.buckets...)
+	bs := append([]*bucket(nil), t.buckets.Items()...)
 	sort.Slice(bs, func(i, j int) bool { return bs[i].order < bs[j].order })
 	out := make([]Bucket, 0, len(bs))
 	for _, b := range bs {
@@ -209,8 +214,8 @@ func (t *LinkTree) Plan() []Bucket {
 // remaining budget among them.
 func (t *LinkTree) plan() {
 	t.planned = true
-	t.buckets = t.buckets[:0]
-	t.extra = t.extra[:0]
+	t.buckets.Clear()
+	t.extra.clear()
 	for _, p := range t.byURL {
 		if t.primary[leafKey(p.URL)] != p {
 			t.extra.push(p)
@@ -233,10 +238,8 @@ func (t *LinkTree) plan() {
 	sort.Slice(pl.out, func(i, j int) bool { return better(pl.out[i].items[0], pl.out[j].items[0]) })
 	for i, b := range pl.out {
 		b.order = i
-		b.pos = i
 	}
-	t.buckets = bucketHeap(pl.out)
-	t.buckets.init()
+	t.buckets.Init(pl.out)
 }
 
 // dirNode is a directory of the link tree during planning.
@@ -393,7 +396,6 @@ type bucket struct {
 	quota float64 // C
 	used  int     // visits made
 	order int     // rank of its best link among the buckets
-	pos   int
 }
 
 // key is the bucket's share already used: the bucket with the lowest goes
@@ -402,54 +404,12 @@ func (b *bucket) key() float64 {
 	return float64(b.used) / math.Max(b.quota, epsilon)
 }
 
-type bucketHeap []*bucket
-
-func (h bucketHeap) less(i, j int) bool {
-	ki, kj := h[i].key(), h[j].key()
-	if ki != kj {
-		return ki < kj
+// bucketBefore orders the buckets of a plan: the lowest share used first,
+// ties to the bucket holding the more relevant links. Keys only grow.
+func bucketBefore(a, b *bucket) bool {
+	ka, kb := a.key(), b.key()
+	if ka != kb {
+		return ka < kb
 	}
-	return h[i].order < h[j].order
-}
-
-func (h bucketHeap) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].pos, h[j].pos = i, j
-}
-
-func (h bucketHeap) down(i int) bool {
-	i0, n := i, len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		j := l
-		if r := l + 1; r < n && h.less(r, l) {
-			j = r
-		}
-		if !h.less(j, i) {
-			break
-		}
-		h.swap(i, j)
-		i = j
-	}
-	return i > i0
-}
-
-func (h bucketHeap) fix(i int) { h.down(i) } // keys only grow
-
-func (h bucketHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h *bucketHeap) pop() {
-	old := *h
-	n := len(old) - 1
-	old.swap(0, n)
-	old[n] = nil
-	*h = old[:n]
-	h.down(0)
+	return a.order < b.order
 }

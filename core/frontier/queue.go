@@ -19,7 +19,7 @@ type pq struct {
 }
 
 func newPQ(name string, st Store, seq *uint64) *pq {
-	return &pq{name: name, st: st, index: map[string]*Item{}, seq: seq}
+	return &pq{name: name, st: st, h: newItemHeap(), index: map[string]*Item{}, seq: seq}
 }
 
 // push adds it, or updates the score and data of an item with its URL.
@@ -31,7 +31,7 @@ func (q *pq) push(it Item) (*Item, error) {
 		it.Site = SiteOf(it.URL)
 	}
 	if old := q.index[it.URL]; old != nil {
-		old.Score, old.Depth, old.Data = it.Score, it.Depth, it.Data
+		old.Score, old.Depth, old.Evidence = it.Score, it.Depth, it.Evidence
 		if err := persist(q.st, q.name, old); err != nil {
 			return nil, err
 		}
@@ -55,7 +55,7 @@ func (q *pq) insert(p *Item) {
 }
 
 func (q *pq) pop() (*Item, error) {
-	if len(q.h) == 0 {
+	if q.h.len() == 0 {
 		return nil, nil
 	}
 	p := q.h.top()
@@ -89,7 +89,7 @@ func (q *pq) remove(url string) (bool, error) {
 // reorders the heap.
 func (q *pq) rescore(fn func(*Item) float64) error {
 	var firstErr error
-	for _, e := range q.h {
+	for _, e := range q.h.entries() {
 		p := e.it
 		s := fn(p)
 		if s == p.Score || math.IsNaN(s) {
@@ -100,7 +100,7 @@ func (q *pq) rescore(fn func(*Item) float64) error {
 			firstErr = err
 		}
 	}
-	q.h.init()
+	q.h.reorder()
 	return firstErr
 }
 
@@ -114,7 +114,11 @@ func (q *pq) load() (int, error) {
 		if old := q.index[e.URL]; old != nil {
 			return nil
 		}
-		q.insert(itemFromEntry(e))
+		p, err := itemFromEntry(e)
+		if err != nil {
+			return err
+		}
+		q.insert(p)
 		n++
 		return nil
 	})
@@ -177,7 +181,7 @@ func (q *Queue) Pop() (it Item, ok bool, err error) {
 func (q *Queue) Peek() (Item, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.q.h) == 0 {
+	if q.q.h.len() == 0 {
 		return Item{}, false
 	}
 	return *q.q.h.top(), true
@@ -211,7 +215,7 @@ func (q *Queue) Contains(url string) bool {
 func (q *Queue) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.q.h)
+	return q.q.h.len()
 }
 
 // Rescore gives every item the score fn returns (NaN keeps the old one) and

@@ -61,7 +61,7 @@ func (f *SiteFrontier) Push(it Item, high bool) error {
 			return err
 		}
 		moved := *p
-		moved.Score, moved.Depth, moved.Data = it.Score, it.Depth, it.Data
+		moved.Score, moved.Depth, moved.Evidence = it.Score, it.Depth, it.Evidence
 		if err := persist(f.high.st, f.high.name, &moved); err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func (f *SiteFrontier) Push(it Item, high bool) error {
 func (f *SiteFrontier) Pop() (it Item, ok bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.high.h) == 0 && len(f.low.h) > 0 {
+	if f.high.h.len() == 0 && f.low.h.len() > 0 {
 		if err := f.promoteLocked(); err != nil {
 			return Item{}, false, err
 		}
@@ -97,12 +97,12 @@ func (f *SiteFrontier) Pop() (it Item, ok bool, err error) {
 
 // promoteLocked moves every low site into the empty high queue.
 func (f *SiteFrontier) promoteLocked() error {
-	for _, e := range f.low.h {
+	for _, e := range f.low.h.entries() {
 		if err := persist(f.high.st, f.high.name, e.it); err != nil {
 			return err
 		}
 	}
-	f.high.h, f.low.h = f.low.h, f.high.h[:0]
+	f.high.h, f.low.h = f.low.h, f.high.h // the high heap was empty
 	f.high.index, f.low.index = f.low.index, f.high.index
 	f.promotions++
 	return nil
@@ -143,7 +143,7 @@ func (f *SiteFrontier) Get(site string) (it Item, high, ok bool) {
 func (f *SiteFrontier) Len() (high, low int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.high.h), len(f.low.h)
+	return f.high.h.len(), f.low.h.len()
 }
 
 // Promotions returns how many times the low queue was moved into the high

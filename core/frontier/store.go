@@ -118,7 +118,11 @@ func persist(st Store, queue string, it *Item) error {
 	if st == nil {
 		return nil
 	}
-	if err := st.PushFrontier(it.entry(queue)); err != nil {
+	e, err := it.entry(queue)
+	if err != nil {
+		return err
+	}
+	if err := st.PushFrontier(e); err != nil {
 		return fmt.Errorf("frontier %s: %w", queue, err)
 	}
 	return nil

@@ -1,9 +1,10 @@
 package surface
 
 import (
-	"container/heap"
 	"context"
 	"sort"
+
+	"github.com/dwcrawl/dwcrawl/core/pqueue"
 )
 
 // GroundTruth is the full knowledge of a hidden database that the oracle
@@ -27,7 +28,7 @@ type Oracle struct {
 	gt      GroundTruth
 	terms   []string
 	sets    [][]int32
-	h       gainHeap
+	h       pqueue.Queue[gainItem]
 	covered []bool
 }
 
@@ -35,6 +36,7 @@ type Oracle struct {
 func NewOracle(gt GroundTruth, opt TermOptions) *Oracle {
 	o := &Oracle{gt: gt, covered: make([]bool, gt.Len())}
 	vocab := gt.Vocabulary()
+	var items []gainItem
 	terms := make([]string, 0, len(vocab))
 	for t := range vocab {
 		if opt.candidate(t) && len(opt.QueryTerms(t)) == 1 {
@@ -51,11 +53,12 @@ func NewOracle(gt GroundTruth, opt TermOptions) *Oracle {
 		for i, x := range top {
 			s[i] = int32(x)
 		}
-		o.h = append(o.h, gainItem{term: int32(len(o.terms)), gain: len(s)})
+		items = append(items, gainItem{term: int32(len(o.terms)), gain: len(s)})
 		o.terms = append(o.terms, t)
 		o.sets = append(o.sets, s)
 	}
-	heap.Init(&o.h)
+	o.h = pqueue.New(gainItem.before)
+	o.h.Init(items)
 	return o
 }
 
@@ -65,7 +68,7 @@ func (o *Oracle) Name() string { return "oracle" }
 // Next pops the term with the largest true gain.
 func (o *Oracle) Next(_ context.Context, st *State) (Proposal, error) {
 	for o.h.Len() > 0 {
-		it := heap.Pop(&o.h).(gainItem)
+		it := o.h.Pop()
 		t := o.terms[it.term]
 		if st.Issued(t) {
 			continue
@@ -79,10 +82,10 @@ func (o *Oracle) Next(_ context.Context, st *State) (Proposal, error) {
 		if g == 0 {
 			continue
 		}
-		if o.h.Len() == 0 || g >= o.h[0].gain {
+		if o.h.Len() == 0 || g >= o.h.Top().gain {
 			return Proposal{Query: t, Est: float64(len(o.sets[it.term])), Gain: float64(g)}, nil
 		}
-		heap.Push(&o.h, gainItem{term: it.term, gain: g})
+		o.h.Push(gainItem{term: it.term, gain: g})
 	}
 	return Proposal{}, ErrExhausted
 }
@@ -101,20 +104,10 @@ type gainItem struct {
 	gain int
 }
 
-type gainHeap []gainItem
-
-func (h gainHeap) Len() int { return len(h) }
-func (h gainHeap) Less(i, j int) bool {
-	if h[i].gain != h[j].gain {
-		return h[i].gain > h[j].gain
+// before orders the oracle's terms: largest gain first, ties by term.
+func (a gainItem) before(b gainItem) bool {
+	if a.gain != b.gain {
+		return a.gain > b.gain
 	}
-	return h[i].term < h[j].term
-}
-func (h gainHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *gainHeap) Push(x any)   { *h = append(*h, x.(gainItem)) }
-func (h *gainHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return a.term < b.term
 }
