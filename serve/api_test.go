@@ -71,7 +71,7 @@ func TestBadRequests(t *testing.T) {
 		{name: "inline lua error", method: "POST", path: "/api/crawls", body: mustJSON(t, map[string]any{"profile_lua": "return dw.domain{\n name = 42,\n}"}), want: 400, msg: "profile_lua:"},
 		{name: "inline unknown key", method: "POST", path: "/api/crawls", body: mustJSON(t, map[string]any{"profile_lua": "return dw.domain{ name = 'x', keywords = {'a'}, seeds = {'a.test'}, colour = 1 }"}), want: 400, msg: "colour"},
 		{name: "inline sandbox", method: "POST", path: "/api/crawls", body: mustJSON(t, map[string]any{"profile_lua": "os.execute('true')\nreturn dw.domain{}"}), want: 400, msg: "profile_lua:1"},
-		{name: "inline file example", method: "POST", path: "/api/crawls", body: mustJSON(t, map[string]any{"profile_lua": strings.Replace(inlineAuto, `'<form action="/search"><input name="make"><input name="model"></form>'`, `"` + auto + `"`, 1)}), want: 400, msg: "inline HTML examples only"},
+		{name: "inline file example", method: "POST", path: "/api/crawls", body: mustJSON(t, map[string]any{"profile_lua": strings.Replace(inlineAuto, `'<form action="/search"><input name="make"><input name="model"></form>'`, `"`+auto+`"`, 1)}), want: 400, msg: "inline HTML examples only"},
 		{name: "text/plain", method: "POST", path: "/api/crawls", body: `{"profile": "` + auto + `"}`, hdr: []string{"Content-Type", "text/plain"}, want: 415, msg: "application/json"},
 		{name: "cross origin", method: "POST", path: "/api/crawls", body: `{"profile": "` + auto + `"}`, hdr: []string{"Origin", "http://evil.example"}, want: 403, msg: "cross-origin"},
 		{name: "unknown crawl", method: "GET", path: "/api/crawls/auto-99", want: 404, msg: "auto-99"},

@@ -570,7 +570,9 @@ func readFailures(db *store.DB, examples int) (Failures, error) {
 	groups := map[string]*FailureGroup{}
 	out := Failures{Failures: []FailureGroup{}}
 	err := db.ScanURLs("", func(st store.URLState) error {
-		if st.State != store.StateFailed {
+		if st.State != store.StateFailed || st.Err == "" {
+			// a failed fetch's redirect target shares its state without a
+			// cause: the failure is counted on the URL that was fetched
 			return nil
 		}
 		cause := st.Err
@@ -579,9 +581,6 @@ func readFailures(db *store.DB, examples int) (Failures, error) {
 		}
 		if cause == "status" && st.Status != 0 {
 			cause = fmt.Sprintf("http-%d", st.Status)
-		}
-		if cause == "" {
-			cause = "unknown"
 		}
 		g := groups[cause]
 		if g == nil {

@@ -104,7 +104,7 @@ function lineChart(svg, series, xLabel) {
   const W = 640, H = 300, L = 52, R = 14, T = 14, B = 40;
   let maxX = 1, maxY = 1;
   for (const s of series) for (const [x, y] of s.points) { maxX = Math.max(maxX, x); maxY = Math.max(maxY, y); }
-  maxY = niceCeil(maxY);
+  maxY = niceStep(maxY / 5) * Math.ceil(maxY / niceStep(maxY / 5));
   const sx = (x) => L + ((W - L - R) * x) / maxX;
   const sy = (y) => H - B - ((H - T - B) * y) / maxY;
   const ns = "http://www.w3.org/2000/svg";
@@ -115,14 +115,15 @@ function lineChart(svg, series, xLabel) {
     return e;
   };
   const kids = [];
-  for (let i = 0; i <= 4; i++) {
-    const y = (maxY * i) / 4, py = sy(y);
+  const ys = niceStep(maxY / 5);
+  for (let y = 0; y <= maxY + 1e-9; y += ys) {
+    const py = sy(y);
     kids.push(mk("line", { x1: L, x2: W - R, y1: py, y2: py, class: "gridline" }));
-    kids.push(mk("text", { x: L - 8, y: py + 4, class: "tick", "text-anchor": "end" }, Math.round(y)));
+    kids.push(mk("text", { x: L - 8, y: py + 4, class: "tick", "text-anchor": "end" }, +y.toFixed(2)));
   }
-  for (let i = 0; i <= 4; i++) {
-    const x = (maxX * i) / 4;
-    kids.push(mk("text", { x: sx(x), y: H - B + 18, class: "tick", "text-anchor": "middle" }, Math.round(x)));
+  const xs = niceStep(maxX / 5);
+  for (let x = 0; x <= maxX + 1e-9; x += xs) {
+    kids.push(mk("text", { x: sx(x), y: H - B + 18, class: "tick", "text-anchor": "middle" }, +x.toFixed(2)));
   }
   kids.push(mk("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis" }));
   kids.push(mk("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis" }));
@@ -135,12 +136,14 @@ function lineChart(svg, series, xLabel) {
   svg.replaceChildren(...kids);
 }
 
-function niceCeil(v) {
-  if (v <= 4) return 4;
+// niceStep rounds a tick step up to 1, 2, 2.5 or 5 times a power of ten.
+function niceStep(v) {
+  if (v <= 0) return 1;
   const p = Math.pow(10, Math.floor(Math.log10(v)));
   for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
   return 10 * p;
 }
+
 
 // --- crawl page
 
@@ -184,15 +187,20 @@ function formRow(f) {
   const reasons = el("td", { class: "reasons" });
   const rs = f.reasons || [];
   if (rs.length) {
-    const ul = el("ul", {}, ...rs.map((r) => el("li", {}, r)));
+    const shown = rs.slice(0, 3);
+    const ul = el("ul", { title: rs.join("\n") }, ...shown.map((r) => el("li", {}, r)));
+    if (rs.length > shown.length) ul.append(el("li", { class: "more" }, "+" + (rs.length - shown.length) + " more"));
     reasons.append(ul);
   } else reasons.append("–");
+  let host = f.site, path = f.page_url;
+  try { const u = new URL(f.page_url); host = u.host; path = u.pathname + u.search; } catch (e) { /* keep the URL */ }
   return el("tr", { class: f.relevant ? "relevant" : "" },
-    el("td", { class: "num" }, f.pages_fetched), el("td", {}, f.site),
+    el("td", { class: "num" }, f.pages_fetched),
+    el("td", { class: "page" }, el("a", { href: f.page_url, target: "_blank", rel: "noopener noreferrer", title: f.page_url },
+      el("b", {}, host), el("span", {}, path))),
     el("td", {}, el("span", { class: "kind" }, f.kind)),
     el("td", { class: "num" }, fmt(f.searchable, 2)), el("td", { class: "num" }, fmt(f.domain_score, 2)),
-    el("td", {}, f.relevant ? "yes" : "no"), el("td", { class: "mono" }, fields), reasons,
-    el("td", {}, el("a", { href: f.page_url, target: "_blank", rel: "noopener noreferrer" }, "page")));
+    el("td", {}, f.relevant ? el("span", { class: "yes" }, "relevant") : el("span", { class: "muted" }, "off-topic")), el("td", { class: "mono fields" }, fields), reasons);
 }
 
 function terms(tw) { return (tw || []).slice(0, 8).map((t) => t.term).join(", "); }
@@ -215,7 +223,7 @@ async function refreshCrawl(id) {
       const forms = await api(base + "/forms?format=json");
       lastFormsKey = key;
       setText("forms-count", "(" + forms.length + ", " + forms.filter((f) => f.relevant).length + " relevant)");
-      fill(document.querySelector("#forms tbody"), forms.slice().reverse().map(formRow), 9, "No searchable form found yet.");
+      fill(document.querySelector("#forms tbody"), forms.slice().reverse().map(formRow), 8, "No searchable form found yet.");
     } catch (e) { lastFormsKey = null; }
   }
   // learning rounds and failures change less often: at most every 10 s
