@@ -1,9 +1,12 @@
 package serve_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"math/rand"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,7 +19,9 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
+	"github.com/dwcrawl/dwcrawl/report"
 	"github.com/dwcrawl/dwcrawl/serve"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 // TestTenCrawls starts ten crawls at once on one server, stops each one
@@ -228,4 +233,93 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	t.Log(fmt.Sprintf("%d metric families", len(fams)))
+}
+
+// TestSurfaceAndEnrichJobs runs a surfacing of a form a crawl found and an
+// enrichment of an inline table through the API.
+func TestSurfaceAndEnrichJobs(t *testing.T) {
+	h := newHarness(t, "", testWeb(t), nil)
+	id := h.startCrawl(mustJSON(t, map[string]any{"profile": filepath.Join(domainsDir(t), "book.lua"), "testbed": true, "pages": 300}))
+	h.waitDone(id, 2*time.Minute)
+	var forms []report.FormRow
+	h.json("GET", "/api/crawls/"+id+"/forms?relevant=1", "", 200, &forms)
+	if len(forms) == 0 {
+		t.Fatal("the crawl found no relevant form to surface")
+	}
+	var sid struct{ ID string }
+	h.json("POST", "/api/surface", mustJSON(t, map[string]any{"crawl": id, "form": forms[0].ID, "budget": 6}), 201, &sid)
+	var ss serve.SurfaceStatus
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		h.json("GET", "/api/surface/"+sid.ID, "", 200, &ss)
+		if ss.State != serve.StateRunning || time.Now().After(deadline) {
+			break
+		}
+	}
+	if ss.State != serve.StateDone || ss.Queries == 0 || ss.Queries > 6 || ss.Docs == 0 || ss.Source != "form:"+forms[0].ID {
+		t.Fatalf("surfacing %s of form %s: %+v", sid.ID, forms[0].PageURL, ss)
+	}
+	var sc serve.TaskCurve
+	h.json("GET", "/api/surface/"+sid.ID+"/curve", "", 200, &sc)
+	if len(sc.Points) != ss.Queries+1 || sc.Points[len(sc.Points)-1] != [2]float64{float64(ss.Queries), float64(ss.Docs)} {
+		t.Fatalf("surfacing curve %v for %d queries, %d documents", sc.Points, ss.Queries, ss.Docs)
+	}
+	var slist []serve.SurfaceStatus
+	h.json("GET", "/api/surface", "", 200, &slist)
+	if len(slist) != 1 || slist[0].ID != sid.ID {
+		t.Fatalf("surface list: %+v", slist)
+	}
+	// the crawl's store holds the harvest; the crawl still reads
+	if n := len(h.formIDs(id)); n == 0 {
+		t.Fatal("the crawl's forms are gone")
+	}
+
+	recs := hiddendb.Synthetic(3, 2000)
+	hdb := hiddendb.New(recs, hiddendb.Options{K: 30, PageSize: 10, Seed: 3})
+	api := httptest.NewServer(hdb.Handler(""))
+	defer api.Close()
+	local := hiddendb.LocalCSV(recs, 200)
+	var eid struct{ ID string }
+	h.json("POST", "/api/enrich", mustJSON(t, map[string]any{"local_csv": local, "columns": []string{"title", "author"},
+		"interface": api.URL, "budget": 10, "sample_queries": 40, "seed": 1}), 201, &eid)
+	var es serve.EnrichStatus
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		h.json("GET", "/api/enrich/"+eid.ID, "", 200, &es)
+		if es.State != serve.StateRunning || time.Now().After(deadline) {
+			break
+		}
+	}
+	if es.State != serve.StateDone || es.Queries != 10 || es.Covered == 0 || es.Local != 200 {
+		t.Fatalf("enrichment %s: %+v", eid.ID, es)
+	}
+	code, b := h.do("GET", es.Output, "")
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if code != 200 || err != nil || len(rows) != 201 {
+		t.Fatalf("enriched table: status %d, err %v, %d rows", code, err, len(rows))
+	}
+	var ec serve.TaskCurve
+	h.json("GET", "/api/enrich/"+eid.ID+"/curve", "", 200, &ec)
+	if last := ec.Points[len(ec.Points)-1]; last != [2]float64{10, float64(es.Covered)} {
+		t.Fatalf("enrichment curve ends at %v, want [10 %d]", last, es.Covered)
+	}
+	// resuming a finished enrichment replays its journal and sends nothing
+	h.json("POST", "/api/enrich/"+eid.ID+"/resume", "", 200, nil)
+	var es2 serve.EnrichStatus
+	for ; ; time.Sleep(100 * time.Millisecond) {
+		h.json("GET", "/api/enrich/"+eid.ID, "", 200, &es2)
+		if es2.State != serve.StateRunning {
+			break
+		}
+	}
+	if es2.State != serve.StateDone || es2.Queries != 10 || es2.Covered != es.Covered {
+		t.Fatalf("resumed enrichment: %+v, before %+v", es2, es)
+	}
+	code, b = h.do("GET", "/metrics", "")
+	for _, want := range []string{
+		fmt.Sprintf(`dwcrawl_queries_sent_total{job=%q,kind="surface"} %d`, sid.ID, ss.Queries),
+		fmt.Sprintf(`dwcrawl_queries_sent_total{job=%q,kind="enrich"} 10`, eid.ID),
+	} {
+		if code != 200 || !strings.Contains(string(b), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }
