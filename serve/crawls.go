@@ -79,7 +79,8 @@ type crawlWork struct {
 
 	mu      sync.Mutex
 	spec    CrawlSpec // as asked, and as changed by resume requests
-	cur     CrawlRun
+	running bool
+	live    *crawl.Snapshot // the running crawl's last progress
 	lastRec crawlLast
 	// kinds caches the forms by kind for the metrics: recounted when the
 	// number of searchable forms changed, at most every kindsEvery.
@@ -121,18 +122,18 @@ func (c *crawlWork) run(ctx context.Context, db *store.DB) error {
 		return err
 	}
 	r, err := c.j.srv.opt.Runner.Crawl(ctx, CrawlRequest{Profile: p, Dir: c.j.dir, DB: db, Testbed: spec.Testbed, Pages: spec.Pages,
-		Strategy: spec.Strategy, Workers: spec.Workers, Seed: spec.Seed, OnFetch: c.fetchHist.observe})
+		Strategy: spec.Strategy, Workers: spec.Workers, Seed: spec.Seed, Progress: c.progress, OnFetch: c.fetchHist.observe})
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
-	c.cur = r
+	c.running, c.live = true, nil
 	c.lastRec.Profile, c.lastRec.Domain, c.lastRec.Strategy = p.Name, p.Domain, r.Strategy()
 	c.mu.Unlock()
 	sn, runErr := r.Run(ctx)
 	kinds, kerr := formKinds(db)
 	c.mu.Lock()
-	c.cur = nil
+	c.running, c.live = false, nil
 	c.lastRec.Snapshot = sn
 	if kerr == nil {
 		c.lastRec.FormKinds, c.kinds, c.kindsN, c.kindsAt = kinds, kinds, sn.SearchableForms, time.Now()
@@ -141,19 +142,29 @@ func (c *crawlWork) run(ctx context.Context, db *store.DB) error {
 	return errors.Join(runErr, r.Close())
 }
 
+// progress keeps the running crawl's counts.
+func (c *crawlWork) progress(sn crawl.Snapshot) {
+	c.mu.Lock()
+	if c.running {
+		c.live = &sn
+	}
+	c.mu.Unlock()
+}
+
 func (c *crawlWork) last() any {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.lastRec
 }
 
-// snapshot returns the live counts of a running crawl, else the last ones.
+// snapshot returns the counts of a running crawl as of its last progress
+// (at most a second old), else the last ones.
 func (c *crawlWork) snapshot() (crawl.Snapshot, crawlLast) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	l := c.lastRec
-	if c.cur != nil {
-		l.Snapshot = c.cur.Snapshot()
+	if c.live != nil {
+		l.Snapshot = *c.live
 	}
 	return l.Snapshot, l
 }
@@ -192,7 +203,7 @@ const kindsEvery = 5 * time.Second
 func (c *crawlWork) formKindsForMetrics() map[string]int {
 	sn, _ := c.snapshot()
 	c.mu.Lock()
-	stale := c.cur != nil && sn.SearchableForms != c.kindsN && time.Since(c.kindsAt) >= kindsEvery
+	stale := c.running && sn.SearchableForms != c.kindsN && time.Since(c.kindsAt) >= kindsEvery
 	kinds := c.kinds
 	if kinds == nil {
 		kinds = c.lastRec.FormKinds

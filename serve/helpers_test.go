@@ -24,7 +24,7 @@ const webSeed = 7
 
 // testWeb writes a web config: the unit-test web, larger, so that crawls
 // last long enough to be stopped.
-func testWeb(t *testing.T) app.WebOptions {
+func testWeb(t testing.TB) app.WebOptions {
 	t.Helper()
 	c := simweb.SmallConfig()
 	c.Sites = 600
@@ -37,7 +37,7 @@ func testWeb(t *testing.T) app.WebOptions {
 }
 
 // domainsDir is the repository's profiles.
-func domainsDir(t *testing.T) string {
+func domainsDir(t testing.TB) string {
 	t.Helper()
 	d, err := filepath.Abs("../domains")
 	if err != nil {
@@ -48,7 +48,7 @@ func domainsDir(t *testing.T) string {
 
 // harness is a server on a loopback test listener.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	root   string
 	opt    serve.Options
 	srv    *serve.Server
@@ -62,7 +62,7 @@ func quietLogger() *slog.Logger {
 }
 
 // newHarness starts a server over root ("" for a new one).
-func newHarness(t *testing.T, root string, web app.WebOptions, mod func(*serve.Options)) *harness {
+func newHarness(t testing.TB, root string, web app.WebOptions, mod func(*serve.Options)) *harness {
 	t.Helper()
 	if root == "" {
 		root = filepath.Join(t.TempDir(), "jobs")
@@ -165,8 +165,13 @@ func (h *harness) status(id string) serve.CrawlStatus {
 	return st
 }
 
-// waitState polls a crawl until its state is not running.
+// waitDone polls a crawl until its state is not running.
 func (h *harness) waitDone(id string, limit time.Duration) serve.CrawlStatus {
+	h.t.Helper()
+	return h.waitDoneEvery(id, limit, 100*time.Millisecond)
+}
+
+func (h *harness) waitDoneEvery(id string, limit, every time.Duration) serve.CrawlStatus {
 	h.t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
@@ -177,7 +182,7 @@ func (h *harness) waitDone(id string, limit time.Duration) serve.CrawlStatus {
 		if time.Now().After(deadline) {
 			h.t.Fatalf("crawl %s still running after %s: %+v", id, limit, st)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(every)
 	}
 }
 
@@ -193,7 +198,7 @@ func (h *harness) formIDs(id string) map[string]bool {
 	return out
 }
 
-func mustJSON(t *testing.T, v any) string {
+func mustJSON(t testing.TB, v any) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := json.NewEncoder(&b).Encode(v); err != nil {

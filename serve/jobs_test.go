@@ -28,6 +28,9 @@ import (
 // while it runs, resumes it, and checks that all finish and that no form
 // recorded before a stop is missing after the resume.
 func TestTenCrawls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten crawls of 1500 pages: not in -short runs")
+	}
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewSource(seed))
 	t.Logf("seed %d (order of the stops)", seed)

@@ -31,8 +31,6 @@ type CrawlRun interface {
 	// Run crawls until the budget is spent, the frontiers are empty or ctx
 	// is cancelled (then it returns ctx's error).
 	Run(ctx context.Context) (crawl.Snapshot, error)
-	// Snapshot returns the live counts.
-	Snapshot() crawl.Snapshot
 	// Strategy is the strategy in force.
 	Strategy() string
 	// Close releases what the crawl holds (not the shared store).
@@ -49,8 +47,11 @@ type CrawlRequest struct {
 	Strategy string
 	Workers  int
 	Seed     int64
+	// Progress receives the live counts every second, from the crawl's own
+	// goroutine (the server reads no engine state while the engine starts);
 	// OnFetch is told every fetch's duration and outcome.
-	OnFetch func(took time.Duration, err error)
+	Progress func(crawl.Snapshot)
+	OnFetch  func(took time.Duration, err error)
 }
 
 // SurfaceRequest is a surfacing job: the keyword Interface (a JSON search

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/enrich"
 	"github.com/dwcrawl/dwcrawl/serve"
 	"github.com/dwcrawl/dwcrawl/store"
@@ -146,7 +145,7 @@ func (r *ServeRunner) Close() error {
 func (r *ServeRunner) Crawl(ctx context.Context, req serve.CrawlRequest) (serve.CrawlRun, error) {
 	p := req.Profile
 	s := CrawlOptions{Profile: p, Dir: req.Dir, DB: req.DB, Strategy: req.Strategy, Workers: req.Workers, Pages: req.Pages,
-		Seed: req.Seed, Logger: r.Logger, OnFetch: req.OnFetch}
+		Seed: req.Seed, Logger: r.Logger, Progress: req.Progress, OnFetch: req.OnFetch}
 	if req.Testbed {
 		w, addr, err := r.testbed()
 		if err != nil {
@@ -162,13 +161,8 @@ func (r *ServeRunner) Crawl(ctx context.Context, req serve.CrawlRequest) (serve.
 	if err != nil {
 		return nil, err
 	}
-	return crawlRun{c}, nil
+	return c, nil
 }
-
-// crawlRun adapts a Crawl to serve.CrawlRun.
-type crawlRun struct{ *Crawl }
-
-func (c crawlRun) Snapshot() crawl.Snapshot { return c.Stats().Snapshot() }
 
 // AddSeeds implements serve.Runner.
 func (r *ServeRunner) AddSeeds(db *store.DB, strategy, domain string, seeds []string) (int, error) {
