@@ -326,3 +326,38 @@ func TestSurfaceAndEnrichJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeOnRestart: a server that shuts down under a running crawl marks
+// it interrupted, and the next server started with Resume continues it.
+func TestResumeOnRestart(t *testing.T) {
+	web := testWeb(t)
+	h := newHarness(t, "", web, nil)
+	id := h.startCrawl(mustJSON(t, map[string]any{"profile": filepath.Join(domainsDir(t), "auto.lua"), "testbed": true, "pages": 1500}))
+	for st := h.status(id); st.Pages < 100; st = h.status(id) {
+		if st.State != serve.StateRunning {
+			t.Fatalf("crawl ended before the restart: %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	root := h.root
+	h.close()
+	h2 := newHarness(t, root, web, nil) // without Resume: listed as stopped
+	st := h2.status(id)
+	if st.State != serve.StateStopped || st.Pages == 0 {
+		t.Fatalf("after a shutdown: %+v", st)
+	}
+	before := h2.formIDs(id)
+	h2.close()
+	h3 := newHarness(t, root, web, func(o *serve.Options) { o.Resume = true })
+	st = h3.waitDone(id, 2*time.Minute)
+	if st.State != serve.StateDone {
+		t.Fatalf("resumed on restart: %+v", st)
+	}
+	after := h3.formIDs(id)
+	for f := range before {
+		if !after[f] {
+			t.Fatalf("form %s lost across the restart", f)
+		}
+	}
+	t.Logf("%s: %d forms at the shutdown, %d at the end (%d pages)", id, len(before), len(after), st.Pages)
+}
