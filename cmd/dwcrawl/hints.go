@@ -24,6 +24,7 @@ var flagHints = []struct {
 	{app.ErrEmptySample, "send more --sample-queries or give --sample"},
 	{app.ErrNoData, "give --data"},
 	{app.ErrNoOut, "give --out"},
+	{app.ErrNeedToken, "give --token or set DWCRAWL_TOKEN"},
 	{app.ErrNoVocabulary, "give a vocabulary: --local with --columns, or --words"},
 	{enrich.ErrOtherRun, "use another --dir"},
 	{enrichbench.ErrNoIDColumn, "set --id-column"},

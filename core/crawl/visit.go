@@ -281,6 +281,7 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 			Site: rec.Site, PageURL: rec.URL, Depth: rec.Depth, Index: pf.Index,
 			Kind: d.Kind, Searchable: d.PSearchable, DomainScore: d.PDomain, Relevant: f.Relevant,
 			Action: pf.Action, Method: pf.Method, Fields: fields, FoundAt: now, PagesFetched: int(rec.Seq),
+			Reasons: d.Reasons,
 		}
 		if err := b.SetForm(sf); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
@@ -47,6 +48,14 @@ type CrawlOptions struct {
 	NoSync   bool
 	Logger   *slog.Logger
 	Progress func(crawl.Snapshot)
+	// DB, when set, is the crawl directory's store already open (a server
+	// shares one handle between a crawl and its readers): the crawl uses it
+	// instead of opening Dir, and Close leaves it open.
+	DB *store.DB
+	// OnFetch, when set, is told how long each page fetch of the crawl took
+	// and how it ended (a server's latency histogram and failure counts).
+	// It is called from the crawl's workers and must be quick.
+	OnFetch func(took time.Duration, err error)
 }
 
 // Crawl is an assembled engine with the resources it owns.
@@ -60,6 +69,7 @@ type Crawl struct {
 	Classifiers *crawl.Classifiers
 	server      *simweb.Server
 	prior       *store.DB
+	sharedDB    bool // DB came from CrawlOptions.DB: the caller closes it
 }
 
 // Close releases the reverse searcher, the store, the fetcher and the
@@ -78,7 +88,7 @@ func (c *Crawl) Close() error {
 	if c.prior != nil {
 		errs = append(errs, c.prior.Close())
 	}
-	if c.DB != nil {
+	if c.DB != nil && !c.sharedDB {
 		errs = append(errs, c.DB.Close())
 	}
 	return errors.Join(errs...)
@@ -95,15 +105,19 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		s.Logger = slog.Default()
 	}
 	c := &Crawl{}
+	var db *store.DB
 	ok := false
 	defer func() {
 		if !ok {
 			c.Close()
 		}
 	}()
-	db, err := store.Open(s.Dir, store.Options{NoSync: s.NoSync, Logger: s.Logger})
-	if err != nil {
-		return nil, err
+	db, c.sharedDB = s.DB, s.DB != nil
+	if db == nil {
+		var err error
+		if db, err = store.Open(s.Dir, store.Options{NoSync: s.NoSync, Logger: s.Logger}); err != nil {
+			return nil, err
+		}
 	}
 	c.DB = db
 	fo := crawl.FetchOptions(p)
@@ -147,6 +161,9 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	}
 	c.Classifiers = cls
 	deps := crawl.Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites}
+	if s.OnFetch != nil {
+		deps.Fetcher = timedFetcher{f: f, on: s.OnFetch}
+	}
 	if s.Reverse != nil {
 		if c.reverse, err = s.Reverse(ctx, f); err != nil {
 			return nil, fmt.Errorf("crawl: reverse search: %w", err)
@@ -168,6 +185,19 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	c.Engine = e
 	ok = true
 	return c, nil
+}
+
+// timedFetcher tells OnFetch the duration and outcome of every fetch.
+type timedFetcher struct {
+	f  crawl.Fetcher
+	on func(time.Duration, error)
+}
+
+func (t timedFetcher) Fetch(ctx context.Context, url string) (*fetch.Response, error) {
+	start := time.Now()
+	r, err := t.f.Fetch(ctx, url)
+	t.on(time.Since(start), err)
+	return r, err
 }
 
 // DescribeWeb names the web a crawl of s runs against.

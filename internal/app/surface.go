@@ -61,6 +61,11 @@ type SurfaceOptions struct {
 	PluginDirs []string
 	// Progress receives a progress line at most once a second (nil: none).
 	Progress io.Writer
+	// OnProgress, when set, receives the progress after every query.
+	OnProgress func(surface.Progress)
+	// DB, when set, is the store of Dir already open (a server shares one
+	// handle between a job and its readers); Surface leaves it open.
+	DB *store.DB
 }
 
 // SurfaceSummary is what a surfacing run reports.
@@ -84,11 +89,14 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	if (opt.Interface == "") == (opt.Form == "") {
 		return nil, &OptionError{Err: errors.New("give exactly one keyword interface or form")}
 	}
-	db, err := store.Open(opt.Dir, store.Options{})
-	if err != nil {
-		return nil, err
+	db := opt.DB
+	if db == nil {
+		var err error
+		if db, err = store.Open(opt.Dir, store.Options{}); err != nil {
+			return nil, err
+		}
+		defer db.Close()
 	}
-	defer db.Close()
 	src, err := openSurfaceInterface(ctx, opt, db)
 	if err != nil {
 		return nil, err
@@ -109,7 +117,7 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	if source == "" {
 		source = src.name
 	}
-	prog := &surfaceProgress{w: opt.Progress}
+	prog := &surfaceProgress{w: opt.Progress, on: opt.OnProgress}
 	st, herr := surface.Harvest(ctx, src.searcher, policy, surface.Options{
 		Source: source, Budget: opt.Budget, CostBudget: opt.CostBudget, Cost: sel.Cost,
 		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms,
@@ -214,11 +222,15 @@ func testbedFetch(db *store.DB) (fo fetch.Options, stop func(), ok bool, err err
 // surfaceProgress prints a progress line at most once a second.
 type surfaceProgress struct {
 	w    io.Writer
+	on   func(surface.Progress)
 	last time.Time
 	pend *surface.Progress
 }
 
 func (p *surfaceProgress) report(pr surface.Progress) {
+	if p.on != nil {
+		p.on(pr)
+	}
 	if p.w == nil {
 		return
 	}
