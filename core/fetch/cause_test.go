@@ -96,7 +96,11 @@ func TestCauseOfFetches(t *testing.T) {
 	refusedURL := "http://" + closed.Addr().String() + "/"
 	closed.Close()
 
-	f, _ := newTestFetcher(t, Options{Retries: 1, Timeout: 100 * time.Millisecond})
+	// Only /slow needs a short timeout; the others get a long one so a
+	// loaded machine (the race detector in CI) does not turn a TLS
+	// handshake or a reset into a timeout.
+	quick, _ := newTestFetcher(t, Options{Retries: 1, Timeout: 100 * time.Millisecond})
+	f, _ := newTestFetcher(t, Options{Retries: 1, Timeout: 10 * time.Second})
 	raw, _ := newTestFetcher(t, Options{Retries: 1, IgnoreRobots: true})
 	strict, _ := newTestFetcher(t, Options{})
 	strict.opt.AllowPrivate = false
@@ -113,7 +117,7 @@ func TestCauseOfFetches(t *testing.T) {
 		{f, s.URL + "/png", "content-type", 1},
 		{f, s.URL + "/loop", "redirect-loop", 2},
 		{f, s.URL + "/reset", "reset", 2},
-		{f, s.URL + "/slow", "timeout", 2},
+		{quick, s.URL + "/slow", "timeout", 2},
 		{f, refusedURL, "refused", 0}, // robots.txt unreachable: the page is not requested
 		{f, tlsSrv.URL + "/", "tls", 0},
 		{raw, refusedURL, "refused", 2},
