@@ -20,17 +20,22 @@ import (
 // top k matters: a result-limited query returns the best ranked of its
 // matches, and the downloaded documents are the best ranked of theirs, so
 // the overlap of the returned results with what was downloaded is far
-// larger than the overlap of the matches — the ratio the old estimate used,
-// which read 81 % coverage where 11 % was true.
+// larger than the overlap of the matches. The estimate the harvest used to
+// report (Stats.Size, still the adaptive policy's working estimate) took
+// that overlap, and the result counts it assumed for cut answers whose
+// totals were hidden, at face value: it read 81 % coverage where 11 % was
+// true.
 //
-// T_i is the reported total when the interface shows it, the number returned
-// when the answer was complete (not limited), and otherwise, when the
-// interface ranks by a query-independent order (Stats.StaticRank), an
-// estimate from rank positions: a document at position p of a list of T
-// matches has a global rank quantile of about p/(T+1), so the quantiles the
-// already-downloaded documents got from complete or reported lists give T̂_i
-// = Σp/Σu − 1 over those documents returned again. A limited query without
-// any of these is left out.
+// T_i is the reported total when the interface shows it, the number
+// returned when the answer was complete (not cut by the result limit), and
+// otherwise, under a query-independent ranking (Stats.StaticRank), an
+// estimate from rank positions (rankFit), used only when the lists of known
+// total, estimated the same way, validate it. A cut answer without a total
+// is left out; when the interface hides its totals and cuts most answers,
+// the harvest spends a few size probes (probe.go) on complete answers.
+// Complete answers to terms the adaptive policy picked for their frequency
+// among the downloaded documents are left out too: their few matches are
+// mostly the ones that got them picked.
 //
 // Capture–recapture assumes every document is as likely to be matched; it is
 // not: a document with many distinct terms matches more queries, so it is
@@ -41,10 +46,16 @@ import (
 // downloaded ones): N̂ = Σ_s Σ_i n_{i−1,s}·T_{i,s} / (Σ_i m_{i,s} + 1), with
 // T_{i,s} the query's total shared out as its returned documents are (for a
 // top-k list under a query-independent ranking those are a random sample of
-// its matches). The interval is a percentile bootstrap over the queries,
-// which are the sampling units: it carries both the binomial noise of the
-// recaptures and the spread between queries that correlate with the
-// downloaded set more or less than others.
+// its matches). Heterogeneity the length does not explain (terms that occur
+// together, such as a generic word list's conversational words) still
+// biases the estimate toward too high a coverage.
+//
+// The interval joins a percentile bootstrap over the queries, which are the
+// sampling units (it carries both the noise of the recaptures and the
+// spread between queries that correlate with the downloaded set more or
+// less than others), the exact Poisson interval of the total recaptures and
+// the Poisson error of each stratum; an estimate below what the data prove
+// (the downloaded count, a reported total) widens it by as much above.
 
 // CoverageLevel is the nominal level of the coverage interval.
 const CoverageLevel = 0.90
