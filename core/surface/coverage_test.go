@@ -323,3 +323,19 @@ func TestCoverageJournal(t *testing.T) {
 }
 
 func sameFloat(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func TestCheckpoints(t *testing.T) {
+	st := &State{every: 5, thin: true, budget: 777}
+	for _, c := range []struct {
+		n    int
+		want bool
+	}{{5, true}, {7, false}, {500, true}, {505, false}, {510, true}, {1000, true}, {1010, false}, {1020, true}, {2040, true}, {2060, false}, {777, true}} {
+		if got := st.checkpoint(c.n); got != c.want {
+			t.Errorf("checkpoint(%d) = %v", c.n, got)
+		}
+	}
+	st = &State{every: 5}
+	if !st.checkpoint(2005) {
+		t.Error("an explicit spacing is not thinned")
+	}
+}

@@ -28,12 +28,13 @@ type State struct {
 	size     int
 	est      CoverageEstimate
 	every    int
+	thin     bool // every doubles past thinAfter queries (default spacing)
 	budget   int
 }
 
 // NewState returns an empty state.
 func NewState(source string, terms TermOptions, k int) *State {
-	return &State{Stats: NewStats(terms), Source: source, keys: map[string]int32{}, issued: map[string]bool{}, k: k, est: noEstimate(0), every: DefaultEstimateEvery}
+	return &State{Stats: NewStats(terms), Source: source, keys: map[string]int32{}, issued: map[string]bool{}, k: k, est: noEstimate(0), every: DefaultEstimateEvery, thin: true}
 }
 
 // Coverage estimates the database size and the fraction of it downloaded
@@ -171,8 +172,25 @@ type DatabaseSizer interface {
 	DatabaseSize() int
 }
 
-// DefaultEstimateEvery is the default spacing of the estimate checkpoints.
-const DefaultEstimateEvery = 5
+// DefaultEstimateEvery is the default spacing of the estimate checkpoints;
+// past thinAfter queries it doubles each time the query count does, since
+// an estimate costs time in proportion to the queries.
+const (
+	DefaultEstimateEvery = 5
+	thinAfter            = 500
+)
+
+// checkpoint reports whether query n gets a coverage estimate.
+func (st *State) checkpoint(n int) bool {
+	if n == st.budget {
+		return true
+	}
+	every := st.every
+	for m := thinAfter; st.thin && n > m; m *= 2 {
+		every *= 2
+	}
+	return n%every == 0
+}
 
 // Options configures Harvest.
 type Options struct {
@@ -203,7 +221,8 @@ type Options struct {
 	MaxFailures int
 	// EstimateEvery is the spacing, in queries, of the coverage estimate
 	// checkpoints whose estimate is logged and journaled (default
-	// DefaultEstimateEvery); the last query of the budget is one too.
+	// DefaultEstimateEvery, thinned past 500 queries); the last query of the
+	// budget is one too.
 	EstimateEvery int
 	// Size is the number of records in the database when known (0:
 	// estimated, or reported by a DatabaseSizer).
@@ -226,7 +245,7 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 		st.size = ds.DatabaseSize()
 	}
 	if opt.EstimateEvery > 0 {
-		st.every = opt.EstimateEvery
+		st.every, st.thin = opt.EstimateEvery, false
 	}
 	st.budget = opt.Budget
 	if opt.Journal != nil {
@@ -470,7 +489,7 @@ func (st *State) record(prop Proposal, docs []Doc, total int, limited bool, page
 	st.cost += e.Log.Cost
 	e.Log.Docs = len(st.docs)
 	e.Log.CumCost = st.cost
-	if e.Log.N%st.every == 0 || e.Log.N == st.budget {
+	if st.checkpoint(e.Log.N) {
 		st.estimate(&e.Log)
 	}
 	st.log = append(st.log, e.Log)
