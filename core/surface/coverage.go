@@ -406,6 +406,11 @@ func histogram(m map[int32]int32) []lenCount {
 // minStratumDocs downloaded documents each. bootstrapRuns is the number of
 // bootstrap replicates (fewer when the rank estimates of the totals must be
 // redone in each).
+// minRecaptures is the fewest recaptures an estimate is made from: below
+// about seven, Chapman's estimator is biased (Robson & Regier's rule) and
+// its interval spans nearly everything.
+const minRecaptures = 7
+
 const (
 	maxStrata         = 8
 	minStratumDocs    = 50
@@ -519,7 +524,7 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 	}
 	raw, recaptures, used := estimate(nil, tot, src)
 	size := math.Max(raw, floor)
-	if used < 2 {
+	if used < 2 || recaptures < minRecaptures {
 		return noEstimate(n)
 	}
 	redo := useRank && s.caps.needsRank(k)

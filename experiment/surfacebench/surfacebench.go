@@ -378,7 +378,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteTable writes a coverage table: one row per policy, one column per
 // checkpoint, in percent.
 func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %d records, k=%d, seed %d\n", filepath.Base(r.Corpus), r.Records, r.K, r.Seed)
+	var names []string
+	for _, p := range strings.Split(r.Corpus, ",") {
+		names = append(names, filepath.Base(strings.TrimSpace(p)))
+	}
+	totals := "totals shown"
+	if r.HideTotal {
+		totals = "totals hidden"
+	}
+	fmt.Fprintf(w, "%s: %d records, k=%d, %s, seed %d\n", strings.Join(names, ","), r.Records, r.K, totals, r.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	hdr := []string{"policy"}
 	for _, n := range r.Points {
