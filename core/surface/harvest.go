@@ -228,7 +228,8 @@ type Options struct {
 	// estimated, or reported by a DatabaseSizer).
 	Size int
 	// NoProbe turns off the size probes (probe.go) an interface that hides
-	// its totals gets when every answer is cut by the result limit.
+	// its totals gets while its complete answers are too few to estimate
+	// the coverage from.
 	NoProbe bool
 }
 
@@ -263,10 +264,12 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 			return st, err
 		}
 		if opt.Budget > 0 && len(st.log) >= opt.Budget {
-			return st, st.finish(opt)
+			st.finish(opt)
+			return st, nil
 		}
 		if opt.CostBudget > 0 && st.cost >= opt.CostBudget {
-			return st, st.finish(opt)
+			st.finish(opt)
+			return st, nil
 		}
 		var prop Proposal
 		if len(st.log) == 0 && opt.First != "" {
@@ -277,7 +280,8 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 			var err error
 			prop, err = p.Next(ctx, st)
 			if errors.Is(err, ErrExhausted) {
-				return st, st.finish(opt)
+				st.finish(opt)
+				return st, nil
 			}
 			if err != nil {
 				return st, fmt.Errorf("surface: %s policy: %w", p.Name(), err)
@@ -289,7 +293,8 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 				return st, ctx.Err()
 			}
 			if errors.Is(err, ErrBudget) && !applied {
-				return st, st.finish(opt)
+				st.finish(opt)
+				return st, nil
 			}
 			fails++
 			if fails >= maxFail {
@@ -322,16 +327,15 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 
 // finish gives the last query of a harvest its coverage estimate (in the
 // log, not the journal) when it was not an estimate checkpoint.
-func (st *State) finish(opt Options) error {
+func (st *State) finish(opt Options) {
 	n := len(st.log)
 	if n == 0 || st.log[n-1].Estimator != "" {
-		return nil
+		return
 	}
 	st.estimate(&st.log[n-1])
 	if opt.Progress != nil {
 		opt.Progress(st.progress())
 	}
-	return nil
 }
 
 // estimate computes the coverage estimate and records it in l.
