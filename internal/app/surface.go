@@ -57,6 +57,8 @@ type SurfaceOptions struct {
 	KeepStopWords bool
 	// Seed seeds the random policy.
 	Seed int64
+	// NoProbe turns off the size probes (surface.Options.NoProbe).
+	NoProbe bool
 	// PluginDirs are searched before the bundled plugins.
 	PluginDirs []string
 	// Progress receives a progress line at most once a second (nil: none).
@@ -77,8 +79,18 @@ type SurfaceSummary struct {
 	Cost     float64  `json:"cost"`
 	EstSize  *float64 `json:"est_size"`
 	Coverage *float64 `json:"est_coverage"`
-	K        int      `json:"k,omitempty"`
-	Dir      string   `json:"dir"`
+	// The coverage estimate (the same as est_coverage) with its
+	// coverage_level interval and the estimator that produced it ("none"
+	// before enough data, the numbers then null).
+	CoverageEstimate *float64 `json:"coverage_estimate"`
+	CoverageLow      *float64 `json:"coverage_low"`
+	CoverageHigh     *float64 `json:"coverage_high"`
+	CoverageLevel    float64  `json:"coverage_level"`
+	SizeLow          *float64 `json:"est_size_low"`
+	SizeHigh         *float64 `json:"est_size_high"`
+	Estimator        string   `json:"estimator"`
+	K                int      `json:"k,omitempty"`
+	Dir              string   `json:"dir"`
 }
 
 // Surface downloads the hidden database behind a keyword interface with
@@ -121,19 +133,30 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	st, herr := surface.Harvest(ctx, src.searcher, policy, surface.Options{
 		Source: source, Budget: opt.Budget, CostBudget: opt.CostBudget, Cost: sel.Cost,
 		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms,
-		Journal:  &surface.StoreJournal{DB: db, Source: source},
+		Journal: &surface.StoreJournal{DB: db, Source: source}, NoProbe: opt.NoProbe,
 		Progress: prog.report,
 	})
 	prog.done()
-	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir()}
+	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir(), CoverageLevel: surface.CoverageLevel, Estimator: surface.EstimatorNone}
 	if st != nil {
 		sum.Queries, sum.Docs, sum.Cost, sum.K = len(st.Log()), st.Docs(), st.Cost(), st.K()
-		if size, ok := st.Stats.Size(); ok {
-			cov := float64(st.Docs()) / size
-			sum.EstSize, sum.Coverage = &size, &cov
-		}
+		sum.setEstimate(st.Coverage())
 	}
 	return sum, herr
+}
+
+// setEstimate fills the estimate fields (rounded: sizes to records,
+// fractions to 4 decimals).
+func (sum *SurfaceSummary) setEstimate(e surface.CoverageEstimate) {
+	sum.Estimator = e.Estimator
+	if !e.Valid() {
+		return
+	}
+	frac := func(x float64) *float64 { v := math.Round(x*1e4) / 1e4; return &v }
+	size := func(x float64) *float64 { v := math.Round(x); return &v }
+	sum.EstSize, sum.SizeLow, sum.SizeHigh = size(e.Size), size(e.SizeLow), size(e.SizeHigh)
+	sum.Coverage, sum.CoverageLow, sum.CoverageHigh = frac(e.Coverage), frac(e.Low), frac(e.High)
+	sum.CoverageEstimate = sum.Coverage
 }
 
 // surfaceInterface is the opened keyword interface of a surface run.
@@ -244,8 +267,8 @@ func (p *surfaceProgress) report(pr surface.Progress) {
 func (p *surfaceProgress) print(pr surface.Progress) {
 	p.last, p.pend = time.Now(), nil
 	cov := "?"
-	if !math.IsNaN(pr.Coverage) {
-		cov = fmt.Sprintf("%.1f%% of ~%.0f", 100*pr.Coverage, pr.EstSize)
+	if e := pr.Estimate; e.Valid() {
+		cov = fmt.Sprintf("%.1f%% [%.1f–%.1f%%] of ~%.0f", 100*e.Coverage, 100*e.Low, 100*e.High, e.Size)
 	}
 	total := "?"
 	if pr.Last.Total >= 0 {
