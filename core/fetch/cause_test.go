@@ -98,6 +98,9 @@ func TestCauseOfFetches(t *testing.T) {
 
 	f, _ := newTestFetcher(t, Options{Retries: 1, Timeout: 100 * time.Millisecond})
 	raw, _ := newTestFetcher(t, Options{Retries: 1, IgnoreRobots: true})
+	// the TLS row needs a handshake, which takes more than f's 100ms
+	// under the race detector
+	slowOK, _ := newTestFetcher(t, Options{Retries: 1})
 	strict, _ := newTestFetcher(t, Options{})
 	strict.opt.AllowPrivate = false
 	tests := []struct {
@@ -115,7 +118,7 @@ func TestCauseOfFetches(t *testing.T) {
 		{f, s.URL + "/reset", "reset", 2},
 		{f, s.URL + "/slow", "timeout", 2},
 		{f, refusedURL, "refused", 0}, // robots.txt unreachable: the page is not requested
-		{f, tlsSrv.URL + "/", "tls", 0},
+		{slowOK, tlsSrv.URL + "/", "tls", 0},
 		{raw, refusedURL, "refused", 2},
 		{raw, tlsSrv.URL + "/", "tls", 1},
 		{f, "ftp://example.com/", "bad-url", 0},
