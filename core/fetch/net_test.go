@@ -110,7 +110,7 @@ func newProxyServer(t *testing.T) *proxyServer {
 			http.NotFound(w, r)
 			return
 		}
-		html("via proxy " + r.URL.Host)(w, r)
+		html("via proxy "+r.URL.Host)(w, r)
 	}))
 	t.Cleanup(p.Close)
 	return p
