@@ -14,7 +14,9 @@ import (
 
 // ParseResolve parses curl-style --resolve entries, "HOST:PORT:ADDR" (ADDR
 // an IP address, an IPv6 one optionally in brackets), into the map of
-// Options.Resolve. A later entry for the same HOST:PORT replaces an earlier.
+// Options.Resolve. HOST may be "*.domain" (every name under domain) or "*"
+// (every name); an exact entry wins over a wildcard, a longer domain over a
+// shorter one. A later entry for the same HOST:PORT replaces an earlier.
 func ParseResolve(entries []string) (map[string]string, error) {
 	if len(entries) == 0 {
 		return nil, nil
@@ -25,6 +27,9 @@ func ParseResolve(entries []string) (map[string]string, error) {
 		port, addr, ok2 := strings.Cut(rest, ":")
 		if !ok || !ok2 || host == "" || port == "" || addr == "" {
 			return nil, fmt.Errorf("resolve %q: want HOST:PORT:ADDR, e.g. wiki.lab.test:8080:127.0.0.1", e)
+		}
+		if strings.Contains(host, "*") && host != "*" && (!strings.HasPrefix(host, "*.") || strings.Count(host, "*") > 1) {
+			return nil, fmt.Errorf("resolve %q: a wildcard HOST is \"*\" or \"*.domain\"", e)
 		}
 		if _, err := netip.ParseAddrPort("0.0.0.0:" + port); err != nil {
 			return nil, fmt.Errorf("resolve %q: bad port %q", e, port)
@@ -59,6 +64,30 @@ func ParseProxy(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("proxy %q: no host", raw)
 	}
 	return u, nil
+}
+
+// resolved returns the address Resolve maps host:port to: the exact
+// entry, else the longest matching "*.domain" entry, else "*".
+func resolved(m map[string]string, host, port string) (string, bool) {
+	if len(m) == 0 {
+		return "", false
+	}
+	host = strings.ToLower(host)
+	if to, ok := m[net.JoinHostPort(host, port)]; ok {
+		return to, true
+	}
+	for h := host; ; {
+		i := strings.IndexByte(h, '.')
+		if i < 0 {
+			break
+		}
+		h = h[i+1:]
+		if to, ok := m[net.JoinHostPort("*."+h, port)]; ok {
+			return to, true
+		}
+	}
+	to, ok := m[net.JoinHostPort("*", port)]
+	return to, ok
 }
 
 // netSetup is what the real transport needs from the network options.
@@ -124,14 +153,14 @@ func newPolicyDialer(opt *Options, ns netSetup) *dialer {
 // DialContext maps addr through Resolve and dials it; the policy's Control
 // check sees the address actually connected to.
 func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	key := strings.ToLower(addr)
 	nd := d.policy
-	if d.proxies[key] {
+	if d.proxies[strings.ToLower(addr)] {
 		nd = d.free
 	}
-	if to, ok := d.resolve[key]; ok {
-		_, port, _ := net.SplitHostPort(addr)
-		addr = net.JoinHostPort(to, port)
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if to, ok := resolved(d.resolve, host, port); ok {
+			addr = net.JoinHostPort(to, port)
+		}
 	}
 	return nd.DialContext(ctx, network, addr)
 }
@@ -157,7 +186,7 @@ func (f *Fetcher) checkProxied(ctx context.Context, req *http.Request) error {
 		port = map[string]string{"http": "80", "https": "443"}[req.URL.Scheme]
 	}
 	var addrs []netip.Addr
-	if to, ok := f.opt.Resolve[net.JoinHostPort(host, port)]; ok {
+	if to, ok := resolved(f.opt.Resolve, host, port); ok {
 		addrs = []netip.Addr{netip.MustParseAddr(to)}
 	} else if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		addrs = []netip.Addr{ip}

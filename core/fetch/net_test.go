@@ -32,6 +32,8 @@ func TestParseResolve(t *testing.T) {
 		{in: []string{"a.test:80"}, wantErr: "HOST:PORT:ADDR"},
 		{in: []string{"a.test:http:127.0.0.1"}, wantErr: "bad port"},
 		{in: []string{"a.test:80:localhost"}, wantErr: "IP address"},
+		{in: []string{"*.lab.test:8470:127.0.0.1", "*:80:127.0.0.2"}, want: map[string]string{"*.lab.test:8470": "127.0.0.1", "*:80": "127.0.0.2"}},
+		{in: []string{"a*.test:80:127.0.0.1"}, wantErr: "wildcard"},
 	}
 	for _, tt := range tests {
 		got, err := ParseResolve(tt.in)
@@ -53,6 +55,26 @@ func TestParseResolve(t *testing.T) {
 	for raw, ok := range map[string]bool{"socks5://127.0.0.1:9050": true, "socks5h://tor:9050": true, "proxy:3128": true, "ftp://x": false, "http://": false} {
 		if _, err := ParseProxy(raw); (err == nil) != ok {
 			t.Errorf("ParseProxy(%q) error %v", raw, err)
+		}
+	}
+}
+
+func TestResolvedWildcards(t *testing.T) {
+	m, err := ParseResolve([]string{"*.lab.test:80:127.0.0.1", "wiki.lab.test:80:127.0.0.2", "*.deep.lab.test:80:127.0.0.3", "*:443:127.0.0.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ host, port, want string }{
+		{"blog.lab.test", "80", "127.0.0.1"},
+		{"WIKI.lab.test", "80", "127.0.0.2"},
+		{"x.deep.lab.test", "80", "127.0.0.3"},
+		{"lab.test", "80", ""}, // *.lab.test wants a subdomain
+		{"blog.lab.test", "8080", ""},
+		{"anything.example", "443", "127.0.0.4"},
+	} {
+		got, _ := resolved(m, tt.host, tt.port)
+		if got != tt.want {
+			t.Errorf("resolved(%s:%s) = %q, want %q", tt.host, tt.port, got, tt.want)
 		}
 	}
 }

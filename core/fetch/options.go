@@ -93,7 +93,8 @@ type Options struct {
 	// Resolve maps "host:port" to the address to connect to instead of
 	// resolving host, as curl's --resolve does (lab host names, a site
 	// moved to a new server). The address policy applies to the mapped
-	// address. Keys are lower-case; see ParseResolve.
+	// address. Keys are lower-case "host:port", "*.domain:port" or
+	// "*:port"; see ParseResolve.
 	Resolve map[string]string
 	// Proxy is the proxy every request goes through: http://, https://,
 	// socks5:// or socks5h:// (the proxy resolves the host name: Tor).
