@@ -25,7 +25,7 @@ func init() {
 			"keyword/htmlform. Every query is journaled in DIR: run the same command again (with a larger\n" +
 			"--budget, which counts all the queries of the source) to continue. `dwcrawl docs --dir DIR`\n" +
 			"exports the records.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "interface", Usage: "keyword interface: a Lua keyword plugin (`SPEC` keyword/NAME?var=value) or the http(s) URL of a JSON search API"},
 			&cli.StringFlag{Name: "form", Usage: "`FORM_ID` of a searchable form discovered by the crawl in --dir"},
 			&cli.StringFlag{Name: "dir", Usage: "crawl `DIR`: where the harvest is stored and resumed (and --form is looked up)", Required: true},
@@ -45,7 +45,8 @@ func init() {
 			&cli.StringSliceFlag{Name: "plugins", Usage: "user plugin `DIR` searched before the bundled plugins (repeatable)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on stderr"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
-		},
+			&cli.StringFlag{Name: "warc", Usage: "archive every HTTP exchange of the interface (request and response records) as WARC 1.1 files in `DIR`"},
+		}, netFlags()...),
 		Action: runSurface,
 	})
 }
@@ -63,7 +64,7 @@ func runSurface(c *cli.Context) error {
 		Policy: c.String("policy"), Budget: c.Int("budget"), CostBudget: c.Float64("cost-budget"),
 		Select: sel, Words: words, First: c.String("first"), K: c.Int("k"),
 		MaxPages: c.Int("max-pages"), MaxRequests: c.Int("max-requests"), KeepStopWords: c.Bool("keep-stopwords"),
-		Seed: c.Int64("seed"), PluginDirs: c.StringSlice("plugins"),
+		Seed: c.Int64("seed"), PluginDirs: c.StringSlice("plugins"), Net: netOptions(c), WARC: c.String("warc"),
 	}
 	if !c.Bool("quiet") {
 		opt.Progress = c.App.ErrWriter
@@ -82,6 +83,9 @@ func runSurface(c *cli.Context) error {
 			fmt.Fprintf(c.App.Writer, ", estimated size %.0f (coverage %.1f%%)", *sum.EstSize, 100**sum.Coverage)
 		}
 		fmt.Fprintf(c.App.Writer, "\nrecords stored in %s; export with: dwcrawl docs --dir %s --source %q\n", sum.Dir, sum.Dir, sum.Source)
+		if sum.WARC != nil {
+			fmt.Fprintf(c.App.Writer, "warc: %s\n", sum.WARC)
+		}
 	}
 	return herr
 }

@@ -41,7 +41,7 @@ func TestLoadAuto(t *testing.T) {
 	if len(p.Seeds) < 5 || p.Seeds[0] != "https://www.autotrader.com/" {
 		t.Errorf("seeds = %v", p.Seeds)
 	}
-	if p.Reverse.Plugin != "search/simweb" || p.Stop.MaxDepth != 5 || p.Rank.Alpha != 0.5 ||
+	if p.Reverse.Plugin != "" || len(p.Reverse.Engines()) != 3 || p.Reverse.Engines()[0] != "search/searxng" || p.Stop.MaxDepth != 5 || p.Rank.Alpha != 0.5 ||
 		p.Learn.SitesEvery != 50 || p.Learn.FormsEvery != 100 || p.Politeness.Delay != 2*time.Second {
 		t.Errorf("settings: %+v", p)
 	}

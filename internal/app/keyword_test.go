@@ -71,7 +71,7 @@ func TestKeywordPluginFetchPolicy(t *testing.T) {
 	recs := hiddendb.Synthetic(3, 200)
 	srv := httptest.NewServer(hiddendb.New(recs, hiddendb.Options{K: 20, PageSize: 10, Seed: 3}).Handler("/db"))
 	defer srv.Close()
-	s, err := OpenInterface(ctx, "keyword/simweb?url="+srv.URL+"/db")
+	s, err := OpenInterface(ctx, "keyword/simweb?url="+srv.URL+"/db", NetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
