@@ -113,11 +113,11 @@ func runCmd(c *cli.Context) error {
 	if d := s.Net.Describe(); d != "" && s.Web == nil {
 		web += ", " + d
 	}
-	fmt.Fprintf(os.Stderr, "dwcrawl: crawling %s (%s, strategy %s) into %s\n", p.Name, web, cr.Strategy(), dir)
+	fmt.Fprintf(c.App.ErrWriter, "dwcrawl: crawling %s (%s, strategy %s) into %s\n", p.Name, web, cr.Strategy(), dir)
 	if cr.ReverseEngine != "" {
-		fmt.Fprintf(os.Stderr, "dwcrawl: reverse search: %s\n", cr.ReverseEngine)
+		fmt.Fprintf(c.App.ErrWriter, "dwcrawl: reverse search: %s\n", cr.ReverseEngine)
 	} else if cr.Strategy() == crawl.SmartCrawler {
-		fmt.Fprintf(os.Stderr, "dwcrawl: reverse search off: %s\n", cr.ReverseOff)
+		fmt.Fprintf(c.App.ErrWriter, "dwcrawl: reverse search off: %s\n", cr.ReverseOff)
 	}
 	sn, runErr := cr.Run(c.Context)
 	if live {
@@ -142,12 +142,12 @@ func runCmd(c *cli.Context) error {
 	}
 	for _, f := range seedFails {
 		if f.Cause == "blocked" {
-			fmt.Fprintf(os.Stderr, "dwcrawl: seed %s was refused by the address policy (a loopback, private or reserved address): run with --allow-private to reach it\n", f.URL)
+			fmt.Fprintf(c.App.ErrWriter, "dwcrawl: seed %s was refused by the address policy (a loopback, private or reserved address): run with --allow-private to reach it\n", f.URL)
 		}
 	}
 	if runErr != nil {
 		if errors.Is(runErr, c.Context.Err()) {
-			fmt.Fprintf(os.Stderr, "dwcrawl: stopped; run the same command again to resume\n")
+			fmt.Fprintf(c.App.ErrWriter, "dwcrawl: stopped; run the same command again to resume\n")
 			return errExit{130, runErr}
 		}
 		return runErr

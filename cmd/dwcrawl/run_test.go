@@ -53,7 +53,13 @@ func TestRunRealWebPath(t *testing.T) {
 	if !asErrExit(err, &ee) || ee.code != 1 || !strings.Contains(err.Error(), "no seed could be fetched") || !strings.Contains(err.Error(), "blocked") {
 		t.Fatalf("refused seed: err %v", err)
 	}
-	_ = errOut
+	if !strings.Contains(errOut, "was refused by the address policy") || !strings.Contains(errOut, "--allow-private") {
+		t.Errorf("no --allow-private hint:\n%s", errOut)
+	}
+	// the profile names no engine: said at start
+	if !strings.Contains(errOut, "reverse search off: the profile names no search engine") {
+		t.Errorf("reverse search status not said:\n%s", errOut)
+	}
 
 	// with --allow-private the same command retries the seed and crawls
 	out, _, err := runApp(t, "run", "--dir", crawlDir, "--allow-private", "--resolve", "cars.example.test:"+port+":127.0.0.1", "--json", prof)

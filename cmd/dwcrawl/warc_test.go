@@ -56,9 +56,12 @@ func TestRunWARC(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "crawl")
 	wdir := filepath.Join(t.TempDir(), "warc")
 	profile := filepath.Join("..", "..", "domains", "auto.lua")
-	out, err := runCLI(t, "run", "--testbed", "--pages", "120", "--dir", dir, "--warc", wdir, "--json", profile)
+	out, errOut, err := runApp(t, "run", "--testbed", "--pages", "120", "--dir", dir, "--warc", wdir, "--json", profile)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(errOut, "reverse search: search/simweb") {
+		t.Errorf("the engine in use is not said:\n%s", errOut)
 	}
 	var sum struct {
 		Pages int64            `json:"pages"`

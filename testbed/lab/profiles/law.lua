@@ -1,9 +1,9 @@
 -- testbed/lab/profiles/law.lua — Law terms of the lab's Omega search (WordNet glosses) (a topic of the lab of real web software).
 --
 -- Crawls the lab through the real-web path: start the lab on port 8470,
---   go run ./testbed/lab/cmd/lab up -port 8470 /tmp/dwlab
+--   go run ./testbed/lab/cmd/lab -port 8470 up /tmp/dwlab-8470
 -- then
---   dwcrawl run --allow-private --resolve '*.lab.test:8470:127.0.0.1' testbed/lab/profiles/law.lua
+--   dwcrawl run --allow-private --resolve '*.lab.test:8470:127.0.0.1' --proxy direct testbed/lab/profiles/law.lua
 -- The lab's host names exist only through --resolve, and they resolve to
 -- loopback, which the address policy refuses without --allow-private.
 -- testbed/lab's tests run the same crawl against a lab on any port (they
