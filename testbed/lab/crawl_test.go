@@ -127,7 +127,11 @@ func TestLabCrawls(t *testing.T) {
 	results := make([]*crawlResult, 0, len(labTopics))
 	var mu sync.Mutex
 	t.Run("crawl", func(t *testing.T) {
-		for topic := range labTopics {
+		for topic, host := range labTopics {
+			if _, up := l.Hosts[host]; !up {
+				t.Logf("%s: %s is not running (%v)", topic, host, l.Missing)
+				continue
+			}
 			t.Run(topic, func(t *testing.T) {
 				t.Parallel()
 				r := labCrawl(t, l, topic)
@@ -159,6 +163,9 @@ func TestLabCrawls(t *testing.T) {
 		return false
 	}
 	union := map[distinctForm]bool{}
+	if len(results) == 0 {
+		t.Skip("no lab application runs")
+	}
 	for _, r := range results {
 		host := labTopics[r.topic]
 		var own, ownFound, all, allFound int
@@ -234,6 +241,9 @@ func TestLabCrawls(t *testing.T) {
 				}
 			}
 		}
+	}
+	if judged == 0 {
+		t.Error("no crawl fetched a truth page with a non-searchable form: the check above judged nothing")
 	}
 	t.Logf("%d crawl verdicts on non-searchable forms of truth pages, none searchable", judged)
 }
