@@ -160,7 +160,8 @@ func (e *Engine) inScope(u, parent string, depth int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := b.Commit(e.db.SyncsWrites()); err != nil {
+	// not synced: a refusal lost to a crash is made again on resume
+	if err := b.Commit(false); err != nil {
 		return false, fmt.Errorf("crawl: recording %s out of scope: %w", u, err)
 	}
 	e.applyFailures(d)
