@@ -102,6 +102,9 @@ func TestCauseOfFetches(t *testing.T) {
 	quick, _ := newTestFetcher(t, Options{Retries: 1, Timeout: 100 * time.Millisecond})
 	f, _ := newTestFetcher(t, Options{Retries: 1, Timeout: 10 * time.Second})
 	raw, _ := newTestFetcher(t, Options{Retries: 1, IgnoreRobots: true})
+	// the TLS row needs a handshake, which takes more than f's 100ms
+	// under the race detector
+	slowOK, _ := newTestFetcher(t, Options{Retries: 1})
 	strict, _ := newTestFetcher(t, Options{})
 	strict.opt.AllowPrivate = false
 	tests := []struct {
@@ -119,7 +122,7 @@ func TestCauseOfFetches(t *testing.T) {
 		{f, s.URL + "/reset", "reset", 2},
 		{quick, s.URL + "/slow", "timeout", 2},
 		{f, refusedURL, "refused", 0}, // robots.txt unreachable: the page is not requested
-		{f, tlsSrv.URL + "/", "tls", 0},
+		{slowOK, tlsSrv.URL + "/", "tls", 0},
 		{raw, refusedURL, "refused", 2},
 		{raw, tlsSrv.URL + "/", "tls", 1},
 		{f, "ftp://example.com/", "bad-url", 0},

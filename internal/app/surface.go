@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -68,6 +67,10 @@ type SurfaceOptions struct {
 	// DB, when set, is the store of Dir already open (a server shares one
 	// handle between a job and its readers); Surface leaves it open.
 	DB *store.DB
+	// Net are the network settings of the interface's requests.
+	Net NetOptions
+	// WARC is a directory to archive every HTTP exchange in ("" for none).
+	WARC string
 }
 
 // SurfaceSummary is what a surfacing run reports.
@@ -91,6 +94,8 @@ type SurfaceSummary struct {
 	Estimator        string   `json:"estimator"`
 	K                int      `json:"k,omitempty"`
 	Dir              string   `json:"dir"`
+	// WARC describes the archive written with SurfaceOptions.WARC.
+	WARC *WARCSummary `json:"warc,omitempty"`
 }
 
 // Surface downloads the hidden database behind a keyword interface with
@@ -109,11 +114,27 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 		}
 		defer db.Close()
 	}
-	src, err := openSurfaceInterface(ctx, opt, db)
+	w, err := openWARC(WARCOptions{Dir: opt.WARC, Profile: "surface " + firstNonEmpty(opt.Interface, "form:"+opt.Form), Strategy: opt.Policy}, fetch.DefaultUserAgent())
 	if err != nil {
 		return nil, err
 	}
-	defer src.close()
+	var arch fetch.Archiver
+	if w != nil {
+		arch = w
+	}
+	src, err := openSurfaceInterface(ctx, opt, db, arch)
+	if err != nil {
+		closeWARC(w, 0)
+		return nil, err
+	}
+	closed := false
+	closeSrc := func() {
+		if !closed {
+			closed = true
+			src.close()
+		}
+	}
+	defer closeSrc()
 	k := opt.K
 	if k == 0 {
 		k = src.k
@@ -138,6 +159,12 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	})
 	prog.done()
 	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir(), CoverageLevel: surface.CoverageLevel, Estimator: surface.EstimatorNone}
+	closeSrc() // the fetcher stops before the archive closes
+	if ws, err := closeWARC(w, src.archiveErrors()); err != nil && herr == nil {
+		herr = err
+	} else {
+		sum.WARC = ws
+	}
 	if st != nil {
 		sum.Queries, sum.Docs, sum.Cost, sum.K = len(st.Log()), st.Docs(), st.Cost(), st.K()
 		sum.setEstimate(st.Coverage())
@@ -166,9 +193,26 @@ type surfaceInterface struct {
 	k         int
 	keepStops bool
 	close     func()
+	fetcher   *fetch.Fetcher
 }
 
-func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB) (*surfaceInterface, error) {
+// archiveErrors counts the exchanges the interface's fetcher could not
+// archive.
+func (s *surfaceInterface) archiveErrors() int64 {
+	if s.fetcher == nil {
+		return 0
+	}
+	return s.fetcher.ArchiveErrors()
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, arch fetch.Archiver) (*surfaceInterface, error) {
 	spec := opt.Interface
 	name := spec
 	var fetchOpt *fetch.Options
@@ -202,10 +246,15 @@ func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB)
 		if err != nil {
 			return nil, &OptionError{Err: err}
 		}
-		s.Client = &http.Client{Timeout: time.Minute}
-		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), opt.MaxRequests), name: base, close: func() {}}, nil
+		f, err := interfaceFetcher(map[string]string{"url": base}, opt.Net, arch)
+		if err != nil {
+			return nil, err
+		}
+		s.Client = fetcherDoer{f}
+		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), opt.MaxRequests), name: base,
+			close: f.Close, fetcher: f}, nil
 	}
-	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, fetchOpt, opt.PluginDirs...)
+	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, fetchOpt, opt.Net, arch, opt.PluginDirs...)
 	if err != nil {
 		closeWeb()
 		return nil, err
@@ -214,7 +263,8 @@ func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB)
 	if opt.Form == "" {
 		name, _, _ = strings.Cut(spec, "?")
 	}
-	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close(); closeWeb() }}, nil
+	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords,
+		close: func() { kp.Close(); closeWeb() }, fetcher: kp.fetcher}, nil
 }
 
 // testbedFetch serves again the simulated web a testbed crawl of db ran on
