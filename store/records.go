@@ -20,6 +20,7 @@ const (
 	SiteExploring  SiteStatus = "exploring"  // taken by a crawl worker; explored again after a crash
 	SiteFailed     SiteStatus = "failed"     // homepage could not be fetched
 	SiteRelevant   SiteStatus = "relevant"   // site classifier: on topic, explored in-site
+	SiteCut        SiteStatus = "cut"        // on topic; the page budget ended its in-site exploration (resumed by a later run)
 	SiteIrrelevant SiteStatus = "irrelevant" // site classifier: off topic
 )
 

@@ -153,7 +153,15 @@ func runCmd(c *cli.Context) error {
 		return runErr
 	}
 	if seedErr != nil {
-		return errExit{1, fmt.Errorf("%w\n(the same command retries them, up to %d runs per URL)", seedErr, crawl.MaxFailedRuns)}
+		hint := fmt.Sprintf("the same command retries them, up to %d runs per URL", crawl.MaxFailedRuns)
+		spent := true
+		for _, f := range seedFails {
+			spent = spent && f.Runs >= crawl.MaxFailedRuns
+		}
+		if spent {
+			hint = fmt.Sprintf("each has failed in %d runs, the limit: later runs in %s do not retry them; another --dir starts afresh", crawl.MaxFailedRuns, dir)
+		}
+		return errExit{1, fmt.Errorf("%w\n(%s)", seedErr, hint)}
 	}
 	return closeErr
 }

@@ -286,3 +286,64 @@ func TestSitemapsFeedTheSite(t *testing.T) {
 		})
 	}
 }
+
+// TestBudgetCutSiteResumes: a site whose in-site exploration the page
+// budget cut is explored on by the next run with a larger budget (its
+// recorded pages replayed, none fetched twice), and counted once.
+func TestBudgetCutSiteResumes(t *testing.T) {
+	w := newHandWeb()
+	w.addLayeredSite("http://shop.example", 2, 2, func(d, i int) bool { return d == 2 && i == 1 })
+	f := w.serve(t)
+	dir := t.TempDir()
+	budget := func(n int) func(*profile.Profile, *Deps) {
+		return func(p *profile.Profile, _ *Deps) { p.Budget.Pages = n }
+	}
+	of := &outageFetcher{Fetcher: f, down: map[string]bool{}}
+	c := newHandCrawl(t, dir, of, SmartCrawler, profile.Stop{}, []string{"http://shop.example/"}, budget(2))
+	sn, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn.Pages != 2 || sn.RelevantForms != 0 {
+		t.Fatalf("run 1: %d pages, %d relevant forms; want 2 and 0", sn.Pages, sn.RelevantForms)
+	}
+	first := slices.Clone(of.asked)
+	c.db.Close()
+
+	of = &outageFetcher{Fetcher: f, down: map[string]bool{}}
+	c = newHandCrawl(t, dir, of, SmartCrawler, profile.Stop{}, []string{"http://shop.example/"}, budget(20))
+	sn, err = c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCounters(t, c.db, sn)
+	for _, u := range of.asked {
+		if slices.Contains(first, u) {
+			t.Errorf("run 2 fetched %s again", u)
+		}
+	}
+	if sn.Pages != 5 || sn.RelevantForms != 1 || sn.Sites != 1 || sn.RelevantSites != 1 || sn.DeepSites != 1 {
+		t.Errorf("run 2: %d pages (want 5), %d relevant forms, %d sites (%d relevant, %d deep), want 1 each; fetched %v",
+			sn.Pages, sn.RelevantForms, sn.Sites, sn.RelevantSites, sn.DeepSites, of.asked)
+	}
+	c.db.Close()
+}
+
+// TestSitemapXMLWithoutRobotsLine: a site whose robots.txt names no sitemap
+// is still read through /sitemap.xml (a text sitemap here).
+func TestSitemapXMLWithoutRobotsLine(t *testing.T) {
+	w := newHandWeb()
+	w.add("http://plain.example/", pageHTML("used cars home", nil, ""))
+	w.add("http://plain.example/robots.txt", "User-agent: *\nDisallow:\n")
+	w.add("http://plain.example/sitemap.xml", "http://plain.example/cars/finder\nhttp://plain.example/\n")
+	w.add("http://plain.example/cars/finder", pageHTML("find a used car", nil, "/search/cars/finder"))
+	c := newHandCrawl(t, t.TempDir(), w.serve(t), SmartCrawler, profile.Stop{}, []string{"http://plain.example/"}, nil)
+	sn, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCounters(t, c.db, sn)
+	if sn.RelevantForms != 1 || sn.SitemapURLs != 1 {
+		t.Errorf("%d relevant forms, %d sitemap URLs; want 1, 1 (the page only /sitemap.xml lists)", sn.RelevantForms, sn.SitemapURLs)
+	}
+}

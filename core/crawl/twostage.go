@@ -93,6 +93,11 @@ func (t *twoStage) restore(ctx context.Context) error {
 		switch s.Status {
 		case store.SiteRelevant, store.SiteIrrelevant, store.SiteFailed:
 			k.explored, k.counted = true, true
+		case store.SiteCut:
+			// counted as relevant by the run the budget stopped: explored
+			// again, its recorded pages replayed, the rest fetched
+			k.counted, k.redo, k.status = true, true, store.SiteRelevant
+			unfinished = append(unfinished, s)
 		case store.SiteExploring, store.SiteVisited:
 			k.counted = true
 			unfinished = append(unfinished, s)
@@ -281,6 +286,8 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	switch {
 	case hv.Page == nil:
 		rec.Status = store.SiteFailed
+	case relevant && errors.Is(err, ErrBudget):
+		rec.Status = store.SiteCut
 	case relevant:
 		rec.Status = store.SiteRelevant
 	default:
@@ -340,7 +347,7 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	wasDeep := k.redo && k.deep
 	t.mu.Unlock()
 	var n tally
-	if rec.Status == store.SiteRelevant && !wasRelevant {
+	if (rec.Status == store.SiteRelevant || rec.Status == store.SiteCut) && !wasRelevant {
 		n.add(cRelSites, 1)
 	}
 	if rec.Deep && !wasDeep {

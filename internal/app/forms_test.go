@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dwcrawl/dwcrawl/core/fetch"
@@ -105,5 +106,57 @@ func TestClassifyURL(t *testing.T) {
 	}
 	if err := Classify(ctx, ClassifyOptions{Target: srv.URL, Net: NetOptions{Resolve: []string{"nonsense"}}}, &buf); err == nil {
 		t.Error("bad --resolve accepted")
+	}
+}
+
+// TestClassifyURLThroughProxy: with --proxy the page is asked of the proxy
+// (which answers for the target here), robots.txt too, and the address
+// policy still judges the target.
+func TestClassifyURLThroughProxy(t *testing.T) {
+	body, err := os.ReadFile(formsPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var asked []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.String()) // a proxy request names the absolute URL
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(body)
+	}))
+	defer proxy.Close()
+	ctx := context.Background()
+	var buf bytes.Buffer
+	// the target's name maps to loopback: allowed with AllowPrivate only
+	via := NetOptions{Proxy: proxy.URL, Resolve: []string{"shop.example.test:80:127.0.0.1"}}
+	if err := Classify(ctx, ClassifyOptions{Target: "http://shop.example.test/cars", Net: via}, &buf); !errors.Is(err, fetch.ErrBlocked) {
+		t.Errorf("private target through a proxy: err = %v, want the address policy's refusal", err)
+	}
+	mu.Lock()
+	if len(asked) != 0 {
+		t.Errorf("the proxy was asked %v for a refused target", asked)
+	}
+	mu.Unlock()
+	via.AllowPrivate = true
+	buf.Reset()
+	if err := Classify(ctx, ClassifyOptions{Target: "http://shop.example.test/cars", Net: via}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "http://shop.example.test/cars: 5 form(s)") {
+		t.Errorf("output:\n%s", buf.String())
+	}
+	mu.Lock()
+	if strings.Join(asked, " ") != "http://shop.example.test/robots.txt http://shop.example.test/cars" {
+		t.Errorf("the proxy was asked %v", asked)
+	}
+	mu.Unlock()
+	if err := Classify(ctx, ClassifyOptions{Target: "http://shop.example.test/private/x", Net: via}, &buf); !errors.Is(err, fetch.ErrDisallowed) {
+		t.Errorf("robots.txt through the proxy: err = %v", err)
 	}
 }
