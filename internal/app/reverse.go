@@ -73,7 +73,11 @@ func Reverse(p *profile.Profile, testbed bool, pluginDirs []string, log *slog.Lo
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			why = append(why, ref+": "+err.Error())
+			msg := err.Error() // a plugin's error names it already
+			if !strings.HasPrefix(msg, ref+": ") {
+				msg = ref + ": " + msg
+			}
+			why = append(why, msg)
 		}
 		return nil, &ReverseOffError{Why: strings.Join(why, "; ")}
 	}

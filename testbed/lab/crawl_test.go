@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
+	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	dwcrawl "github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/store"
@@ -75,8 +78,17 @@ type crawlResult struct {
 	// verdicts are the crawl's decisions on the forms of the pages it
 	// fetched, by canonical page URL (requested and final) and form index.
 	verdicts map[string]map[int]crawlVerdict
-	pages    int64
-	fails    map[string]int64
+	// judged are the pages with forms the crawl fetched: URL (final) and
+	// the verdicts by form index
+	judged []judgedPage
+	pages  int64
+	fails  map[string]int64
+}
+
+// judgedPage is a page the crawl fetched and its verdicts on the page's forms.
+type judgedPage struct {
+	url      string
+	verdicts map[int]crawlVerdict
 }
 
 // TestLabCrawls is issue 17's target: a crawl of each lab topic, through
@@ -246,6 +258,149 @@ func TestLabCrawls(t *testing.T) {
 		t.Error("no crawl fetched a truth page with a non-searchable form: the check above judged nothing")
 	}
 	t.Logf("%d crawl verdicts on non-searchable forms of truth pages, none searchable", judged)
+	t.Log(crawlTable(t, l, results, isApp, hostApp, nonSearch, distinct))
+}
+
+// crawlTable checks and tabulates the crawls' verdicts on every form of
+// every application page they fetched (not only the truth's pages): the
+// test fetches each such page again, finds its forms as the crawler does
+// (core/page) and knows each form's kind from the truth by its interface
+// (host, action, method and field names). A non-searchable form judged
+// searchable fails the test. The table: per application, kind and form
+// (method, action, field names), the decision, the crawls' least sure
+// p(searchable) and the pages judged.
+func crawlTable(t *testing.T, l *Lab, results []*crawlResult, isApp func(string) bool, hostApp map[string]string,
+	nonSearch map[formKey]map[string]Form, distinct []distinctForm) string {
+	type row struct {
+		app, kind, form string
+		searchable      bool
+		mixed           bool
+		p               float64
+		n               int
+		topics          map[string]bool
+	}
+	// a searchable form of the truth: its interface and query field
+	queryFields := map[formKey][]string{}
+	for _, d := range distinct {
+		queryFields[d.formKey] = append(queryFields[d.formKey], d.queryField)
+	}
+	rows := map[string]*row{}
+	var order []string
+	client := l.Client()
+	ctx := context.Background()
+	parsed := map[string]*page.Page{}
+	for _, r := range results {
+		for _, jp := range r.judged {
+			host := canon.Host(jp.url)
+			if !isApp(host) {
+				continue
+			}
+			pg, ok := parsed[jp.url]
+			if !ok {
+				pg = parsePage(ctx, client, jp.url)
+				parsed[jp.url] = pg
+			}
+			if pg == nil {
+				continue
+			}
+			for i, cv := range jp.verdicts {
+				if i >= len(pg.Forms) {
+					continue
+				}
+				f := pg.Forms[i]
+				var names []string
+				for _, fl := range f.Fields {
+					names = append(names, fl.Name)
+				}
+				k := keyOf(host, f.Action, f.Method)
+				kind, truthSearchable := "not in truth", false
+				if tf, ok := nonSearch[k][nameSet(names)]; ok {
+					kind = tf.Kind
+				} else {
+					for _, q := range queryFields[k] {
+						if q == "" || slices.Contains(names, q) {
+							kind, truthSearchable = "search", true
+						}
+					}
+				}
+				dec := cv.searchable || cv.dup
+				if dec && !truthSearchable && kind != "not in truth" {
+					t.Errorf("%s: judged %s's %s form #%d of %s searchable (p=%.3f)", r.topic, hostApp[host], kind, i, jp.url, cv.p)
+				}
+				label := fmt.Sprintf("%s %s (%s)", f.Method, shortPath(strings.TrimPrefix(k.action, fmt.Sprintf("http://%s:%d", host, l.Port))), nameSet(names))
+				id := hostApp[host] + "|" + kind + "|" + label
+				w := rows[id]
+				if w == nil {
+					w = &row{app: hostApp[host], kind: kind, form: label, searchable: dec, p: cv.p, topics: map[string]bool{}}
+					rows[id] = w
+					order = append(order, id)
+				}
+				w.n++
+				w.topics[r.topic] = true
+				w.mixed = w.mixed || dec != w.searchable
+				if truthSearchable {
+					w.p = min(w.p, cv.p)
+				} else {
+					w.p = max(w.p, cv.p)
+				}
+			}
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return rows[order[i]].app < rows[order[j]].app })
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nthe crawls' verdicts on the forms of every application page they fetched (a searchable form is\n"+
+		"searchable on the first page the crawl judged it and a duplicate after; p: the least sure verdict)\n"+
+		"%-9s | %-12s | %-62s | %-14s | %-13s | %s\n", "app", "kind", "form (method action (fields))", "decision", "p(searchable)", "pages (crawls)")
+	for _, id := range order {
+		w := rows[id]
+		dec := "not searchable"
+		switch {
+		case w.mixed:
+			dec = "mixed"
+		case w.searchable:
+			dec = "searchable"
+		}
+		form := w.form
+		if len(form) > 62 {
+			form = form[:59] + "..."
+		}
+		fmt.Fprintf(&b, "%-9s | %-12s | %-62s | %-14s | %-13.3f | %d (%d)\n", w.app, w.kind, form, dec, w.p, w.n, len(w.topics))
+	}
+	return b.String()
+}
+
+// shortPath keeps the first two segments of a path (cgit's repository
+// and view), so that the table has a row per kind of form, not per file.
+func shortPath(p string) string {
+	segs := strings.SplitN(p, "/", 4)
+	if len(segs) == 4 && segs[3] != "" {
+		return strings.Join(segs[:3], "/") + "/…"
+	}
+	return p
+}
+
+// parsePage gets a lab page and parses it as the crawler does; nil when it
+// cannot.
+func parsePage(ctx context.Context, c *http.Client, u string) *page.Page {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	base, _ := url.Parse(u)
+	pg, err := page.Parse(body, resp.Header.Get("Content-Type"), base)
+	if err != nil {
+		return nil
+	}
+	return pg
 }
 
 // labCrawl runs the topic's profile against the lab through the real-web
@@ -300,6 +455,13 @@ func labCrawl(t *testing.T, l *Lab, topic string) *crawlResult {
 			if u != "" {
 				r.verdicts[canonical(u)] = m
 			}
+		}
+		if len(m) > 0 {
+			u := rec.Final
+			if u == "" {
+				u = rec.URL
+			}
+			r.judged = append(r.judged, judgedPage{url: u, verdicts: m})
 		}
 		return nil
 	})
