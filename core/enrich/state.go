@@ -58,7 +58,7 @@ type Journal struct{ db *store.DB }
 
 // OpenJournal opens (or creates) the run's store directory.
 func OpenJournal(dir string) (*Journal, error) {
-	db, err := store.Open(dir, store.Options{})
+	db, err := store.Open(dir, store.Options{Kind: store.KindEnrich})
 	if err != nil {
 		return nil, err
 	}

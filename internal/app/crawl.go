@@ -43,6 +43,10 @@ type CrawlOptions struct {
 	// PriorDir is an earlier crawl directory whose deep sites initialise the
 	// rankers (incremental site prioritizing).
 	PriorDir string
+	// ContinueAs continues a crawl directory recorded with another
+	// profile, strategy or web as this crawl (recording it); without it
+	// such a directory is refused (ErrOtherCrawl).
+	ContinueAs bool
 	// NoSync writes batches without fsync (benchmarks).
 	NoSync   bool
 	Logger   *slog.Logger
@@ -101,7 +105,7 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 			c.Close()
 		}
 	}()
-	db, err := store.Open(s.Dir, store.Options{NoSync: s.NoSync, Logger: s.Logger})
+	db, err := openCrawlDir(s)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +158,7 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		deps.Reverse = c.reverse
 	}
 	if s.PriorDir != "" {
-		prior, err := store.Open(s.PriorDir, store.Options{Logger: s.Logger})
+		prior, err := store.OpenReadOnly(s.PriorDir, store.Options{Logger: s.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("crawl: opening prior crawl: %w", err)
 		}

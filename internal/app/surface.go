@@ -84,7 +84,8 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	if (opt.Interface == "") == (opt.Form == "") {
 		return nil, &OptionError{Err: errors.New("give exactly one keyword interface or form")}
 	}
-	db, err := store.Open(opt.Dir, store.Options{})
+	// a form a crawl found is surfaced into the crawl's directory
+	db, err := store.Open(opt.Dir, store.Options{Kind: store.KindSurface, AlsoKinds: []string{store.KindCrawl}})
 	if err != nil {
 		return nil, err
 	}
