@@ -22,7 +22,11 @@ func init() {
 		Description: `Crawls from the profile's seeds with the chosen strategy and records every
 searchable form in the crawl directory. Stop it with ^C and run it again to resume.
 With --testbed the crawl runs offline against the simulated web: seeds come from
-its sites of the profile's domain and reverse search goes to its search engine.`,
+its sites of the profile's domain and reverse search goes to its search engine.
+
+The crawl directory records what it holds (profile, domain, strategy, web); a run
+with another profile, domain, strategy or web is refused, naming both, so that two
+crawls never mix: give another --dir, or --continue-as to go on with this run's.`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "testbed", Usage: "crawl the embedded simulated web instead of the real web"},
 			&cli.StringFlag{Name: "strategy", Usage: "smartcrawler, scdi, ache or bestfirst (default: the profile's)"},
@@ -35,6 +39,8 @@ its sites of the profile's domain and reverse search goes to its search engine.`
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format: text or json"},
 			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "log level: debug, info, warn, error"},
 			&cli.BoolFlag{Name: "json", Usage: "print the final summary as JSON"},
+			&cli.BoolFlag{Name: "continue-as", Usage: "continue a crawl directory recorded with another profile, strategy or web as this run (recorded as such); without it such a directory is refused"},
+			&cli.StringFlag{Name: "web-addr", Usage: "with --testbed: `HOST:PORT` where `dwcrawl testbed serve` already serves the same web (same --seed and --config), instead of serving it in this process"},
 		}, webFlags()...),
 		Action: runCmd,
 	})
@@ -78,7 +84,11 @@ func runCmd(c *cli.Context) error {
 		dir = store.DefaultDir(p.Name)
 	}
 	s := app.CrawlOptions{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
-		Pages: c.Int("pages"), AllowPrivate: c.Bool("allow-private"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed")}
+		Pages: c.Int("pages"), AllowPrivate: c.Bool("allow-private"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed"),
+		ContinueAs: c.Bool("continue-as"), WebAddr: c.String("web-addr")}
+	if s.WebAddr != "" && !c.Bool("testbed") {
+		return errExit{2, errors.New("--web-addr: only with --testbed")}
+	}
 	if c.Bool("testbed") {
 		w, err := loadWeb(c)
 		if err != nil {
