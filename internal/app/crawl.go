@@ -124,6 +124,9 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 			}
 			c.server = srv
 			addr = srv.Addr
+			// the search engine's index (read from the cache, ~0.2 s)
+			// loads while the classifiers do, not at the first reverse search
+			go s.Web.Prepare()
 		}
 		fo = simweb.FetchOptions(fo, s.Web, addr)
 		if err := db.SetTestbed(s.Web.Config().JSON()); err != nil {
