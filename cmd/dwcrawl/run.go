@@ -39,6 +39,7 @@ crawls never mix: give another --dir, or --continue-as to go on with this run's.
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format: text or json"},
 			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "log level: debug, info, warn, error"},
 			&cli.BoolFlag{Name: "json", Usage: "print the final summary as JSON"},
+			&cli.Int64Flag{Name: "seed-run", Usage: "reproducible run with seed `N`: with several workers the same pages are fetched and recorded in the same order, with the same forms, whatever the timing (slower: workers take turns; fetches still overlap)"},
 			&cli.BoolFlag{Name: "continue-as", Usage: "continue a crawl directory recorded with another profile, strategy or web as this run (recorded as such); without it such a directory is refused"},
 			&cli.StringFlag{Name: "web-addr", Usage: "with --testbed: `HOST:PORT` where `dwcrawl testbed serve` already serves the same web (same --seed and --config), instead of serving it in this process"},
 		}, webFlags()...),
@@ -86,6 +87,9 @@ func runCmd(c *cli.Context) error {
 	s := app.CrawlOptions{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
 		Pages: c.Int("pages"), AllowPrivate: c.Bool("allow-private"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed"),
 		ContinueAs: c.Bool("continue-as"), WebAddr: c.String("web-addr")}
+	if c.IsSet("seed-run") {
+		s.Seed, s.Reproducible = c.Int64("seed-run"), true
+	}
 	if s.WebAddr != "" && !c.Bool("testbed") {
 		return errExit{2, errors.New("--web-addr: only with --testbed")}
 	}

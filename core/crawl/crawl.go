@@ -131,6 +131,11 @@ type Options struct {
 	ProgressInterval time.Duration
 	// Seed seeds the engine's tie-breaking randomness.
 	Seed int64
+	// Reproducible makes a crawl with several workers reproducible page for
+	// page: the same pages fetched and recorded in the same order, the same
+	// forms, whatever the timing (see turns). Slower; for debugging and for
+	// fair comparisons.
+	Reproducible bool
 }
 
 // Engine runs one crawl.
@@ -153,6 +158,8 @@ type Engine struct {
 	// siteP holds the site classifier's verdict (float64) on each explored
 	// site's homepage, the site evidence of the forms found inside it.
 	siteP sync.Map
+	// turns orders the workers of a reproducible crawl (nil otherwise).
+	turns *turns
 }
 
 // New checks the options and prepares an engine over deps.Store.
@@ -195,6 +202,9 @@ func New(opt Options, deps Deps) (*Engine, error) {
 		opt.ProgressInterval = time.Second
 	}
 	e := &Engine{opt: opt, prof: opt.Profile, deps: deps, db: deps.Store, log: opt.Logger, limit: int64(opt.Pages)}
+	if opt.Reproducible {
+		e.turns = newTurns(opt.Workers)
+	}
 	return e, nil
 }
 

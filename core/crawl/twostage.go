@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -358,7 +360,8 @@ func (t *twoStage) queueSites(outs []outLink, high bool, n *tally) error {
 	if err := e.commit(b, n, false); err != nil {
 		return fmt.Errorf("crawl: recording sites: %w", err)
 	}
-	for s := range touched {
+	// in a fixed order: the push order breaks ties between equal scores
+	for _, s := range slices.Sorted(maps.Keys(touched)) {
 		k := t.known[s]
 		ev := k.data // the frontier keeps its own copy
 		score := t.rk.site(s, ev.Anchor, ev.Around, ev.SF)

@@ -121,7 +121,19 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 	}
 	site := canon.Site(u)
 	rec := pageRecord{URL: u, Site: site, Parent: parent, Depth: depth, Fetched: time.Now()}
+	e.pause(ctx)
 	resp, ferr := e.deps.Fetcher.Fetch(ctx, u)
+	var p *page.Page
+	var perr error
+	if ferr == nil {
+		base := resp.URL
+		if base == "" {
+			base = u
+		}
+		bu, _ := url.Parse(base)
+		p, perr = page.Parse(resp.Body, "text/html; charset=utf-8", bu)
+	}
+	e.resume(ctx)
 	if ferr != nil && ctx.Err() != nil {
 		// cancelled mid-fetch: the page stays in flight and is fetched on resume
 		e.budget.Add(-1)
@@ -142,12 +154,6 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		}
 		e.log.Debug("fetch failed", "url", u, "err", ferr)
 	} else {
-		base := resp.URL
-		if base == "" {
-			base = u
-		}
-		bu, _ := url.Parse(base)
-		p, perr := page.Parse(resp.Body, "text/html; charset=utf-8", bu)
 		if perr != nil {
 			rec.Err = "parse: " + perr.Error()
 		} else {

@@ -43,6 +43,9 @@ type CrawlOptions struct {
 	// PriorDir is an earlier crawl directory whose deep sites initialise the
 	// rankers (incremental site prioritizing).
 	PriorDir string
+	// Reproducible makes the crawl reproducible page for page with several
+	// workers (crawl.Options.Reproducible), its randomness seeded by Seed.
+	Reproducible bool
 	// ContinueAs continues a crawl directory recorded with another
 	// profile, strategy or web as this crawl (recording it); without it
 	// such a directory is refused (ErrOtherCrawl).
@@ -168,7 +171,7 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		c.prior = prior
 		deps.Prior = prior
 	}
-	e, err := crawl.New(crawl.Options{Profile: p, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Progress: s.Progress, Seed: s.Seed}, deps)
+	e, err := crawl.New(crawl.Options{Profile: p, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Progress: s.Progress, Seed: s.Seed, Reproducible: s.Reproducible}, deps)
 	if err != nil {
 		return nil, err
 	}
