@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -19,7 +20,8 @@ func init() {
 		Description: "Opens the directory read-only (a snapshot when a crawl is running on it), reads the manifest and the\n" +
 			"write-ahead log, reads every block of every table file checking its checksum, checks the order of\n" +
 			"the keys across levels, and decodes every record of every table. Prints what the directory is, the\n" +
-			"table files and the record counts per table, and every problem found, naming the file or the key.\n" +
+			"table files and the record counts per table, and every problem found, naming the file or the key;\n" +
+			"for a crawl, it also recounts from the records what the summary's counters count.\n" +
 			"Exits 0 when nothing is wrong, 1 when a problem was found.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "crawl `DIR` to verify", Required: true},
@@ -34,6 +36,19 @@ func checkCmd(c *cli.Context) error {
 	rep, err := store.Check(c.Context, dir, store.Options{Logger: quietLogger()})
 	if err != nil {
 		return errExit{1, err}
+	}
+	if rep.OK() && rep.Records["counters"] > 0 {
+		// the numbers a crawl's summary prints must match its records
+		db, err := store.OpenReadOnly(dir, store.Options{Logger: quietLogger()})
+		if err != nil {
+			return errExit{1, err}
+		}
+		problems, err := crawl.CheckCounters(db)
+		db.Close()
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		rep.Problems = append(rep.Problems, problems...)
 	}
 	if c.Bool("json") {
 		if err := writeJSON(c.App.Writer, rep); err != nil {

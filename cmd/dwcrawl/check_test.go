@@ -50,14 +50,25 @@ var realCrawl = sync.OnceValues(func() (string, error) {
 	return dir, run("300")
 })
 
+// realCrawlUsed says whether a test made the shared crawl (to remove).
+var realCrawlUsed bool
+
 var autoProfile = filepath.Join("..", "..", "domains", "auto.lua")
 
 func smallConfigJSON() []byte { return simweb.SmallConfig().JSON() }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(selfMainEnv) != "" {
+		// a child of a bench test: run as dwcrawl
+		os.Args[0] = "dwcrawl"
+		main()
+		os.Exit(0)
+	}
 	code := m.Run()
-	if dir, err := realCrawl(); err == nil && dir != "" {
-		os.RemoveAll(filepath.Dir(dir))
+	if realCrawlUsed {
+		if dir, err := realCrawl(); err == nil && dir != "" {
+			os.RemoveAll(filepath.Dir(dir))
+		}
 	}
 	os.Exit(code)
 }
@@ -67,6 +78,7 @@ func crawlCopy(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("crawls the simulated web")
 	}
+	realCrawlUsed = true
 	src, err := realCrawl()
 	if err != nil {
 		t.Fatal(err)

@@ -151,7 +151,7 @@ type Engine struct {
 	limit  int64
 	// seq numbers the recorded pages over the crawl (pageRecord.Seq).
 	seq atomic.Int64
-	// claimed holds the hashes of URLs this run has started to fetch.
+	// claimed holds the hashes of the URLs being fetched, until recorded.
 	claimed sync.Map
 	// formSigs holds the signatures of the searchable forms recorded.
 	formSigs sync.Map

@@ -98,3 +98,26 @@ func at(s []string, i int) string {
 	}
 	return "(none)"
 }
+
+// TestCheckCountersFindsDrift: a counter that no longer matches the
+// records is named.
+func TestCheckCountersFindsDrift(t *testing.T) {
+	c := assemble(t, t.TempDir(), SmartCrawler, 120)
+	defer c.Close()
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := CheckCounters(c.DB); err != nil || len(p) > 0 {
+		t.Fatalf("after a clean crawl: %v %v", p, err)
+	}
+	for _, name := range []string{counterNames[cPages], counterNames[cRelevant], counterNames[cDeep]} {
+		if err := c.DB.AddCounter(name, 1); err != nil {
+			t.Fatal(err)
+		}
+		p, err := CheckCounters(c.DB)
+		if err != nil || len(p) != 1 || !strings.Contains(p[0], name) {
+			t.Errorf("after adding 1 to %s: %v %v", name, p, err)
+		}
+		c.DB.AddCounter(name, -1)
+	}
+}

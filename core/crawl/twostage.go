@@ -313,6 +313,7 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	}
 	t.mu.Lock()
 	k.explored, k.deep = true, rec.Deep
+	k.data = frontier.Evidence{} // read for the last time above
 	t.mu.Unlock()
 	if rec.Deep && t.smart && hv.Page != nil {
 		// site frequency: the sites a deep site links to count it (smartcrawler)
@@ -328,7 +329,12 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 			}
 		}
 	}
-	return t.queueSites(outs, rec.Deep && t.smart, nil)
+	if err := t.queueSites(outs, rec.Deep && t.smart, nil); err != nil {
+		return err
+	}
+	// its links are counted; it cannot become known later
+	t.rk.sf.Forget(rec.URL)
+	return nil
 }
 
 // queueSites pushes newly seen sites (and new evidence for queued ones)

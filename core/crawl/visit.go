@@ -115,6 +115,17 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 	if _, dup := e.claimed.LoadOrStore(hash64(u), struct{}{}); dup {
 		return &visited{URL: u, Site: canon.Site(u), Depth: depth, Replayed: true, Dup: true}, nil
 	}
+	// a claim lasts until the page is recorded (so the claims do not grow
+	// with the crawl): a worker that looked before that and claims after
+	// finds the record now
+	if rec, ok, err := e.replay(u); err != nil || ok {
+		e.claimed.Delete(hash64(u))
+		if err != nil {
+			return nil, err
+		}
+		e.stats.replayed.Add(1)
+		return recordToVisited(rec), nil
+	}
 	if !e.reserve() {
 		e.claimed.Delete(hash64(u))
 		return nil, ErrBudget
@@ -163,7 +174,9 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		}
 	}
 	rec.Seq = e.seq.Add(1)
-	if err := e.record(&rec, v, extra); err != nil {
+	err := e.record(&rec, v, extra)
+	e.claimed.Delete(hash64(u))
+	if err != nil {
 		return nil, err
 	}
 	return v, nil
