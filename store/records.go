@@ -202,6 +202,9 @@ type Form struct {
 	Fields       json.RawMessage `json:"fields,omitempty"` // the parsed fields, as the page package marshals them
 	FoundAt      time.Time       `json:"found_at,omitzero"`
 	PagesFetched int             `json:"pages_fetched"` // crawl progress when found (for harvest curves)
+
+	// Reasons are the form classifier's tests and rules behind the verdict.
+	Reasons []string `json:"reasons,omitempty"`
 }
 
 // FormID is the stable identifier of the index-th form of pageURL: 16 hex

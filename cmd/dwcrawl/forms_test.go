@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"github.com/dwcrawl/dwcrawl/report"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func TestFormsCommand(t *testing.T) {
 			if len(lines) != 3 {
 				t.Fatalf("%d lines:\n%s", len(lines), out)
 			}
-			var f formOut
+			var f report.FormRow
 			if err := json.Unmarshal([]byte(lines[1]), &f); err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +90,7 @@ func TestFormsCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rows) != 4 || strings.Join(rows[0], ",") != strings.Join(formsCSVHeader, ",") {
+			if len(rows) != 4 || strings.Join(rows[0], ",") != strings.Join(report.FormsCSVHeader, ",") {
 				t.Fatalf("csv:\n%s", out)
 			}
 			if r := rows[2]; r[1] != "http://cars.example" || r[3] != "1" || r[6] != "true" || r[11] != "make:select-one zip:text" || r[12] != "2025-03-01T12:00:00Z" {

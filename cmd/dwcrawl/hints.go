@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/experiment/enrichbench"
 	"github.com/dwcrawl/dwcrawl/internal/app"
 )
@@ -24,9 +25,11 @@ var flagHints = []struct {
 	{app.ErrEmptySample, "send more --sample-queries or give --sample"},
 	{app.ErrNoData, "give --data"},
 	{app.ErrNoOut, "give --out"},
+	{app.ErrNeedToken, "give --token or set DWCRAWL_TOKEN"},
 	{app.ErrNoVocabulary, "give a vocabulary: --local with --columns, or --words"},
 	{enrich.ErrOtherRun, "use another --dir"},
 	{enrichbench.ErrNoIDColumn, "set --id-column"},
+	{fetch.ErrBlocked, "the address policy refuses loopback, private and reserved addresses; run with --allow-private to reach them"},
 }
 
 // hinted is an error with the flag advice added.

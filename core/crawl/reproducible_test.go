@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -84,7 +85,7 @@ func TestReproducible(t *testing.T) {
 			if strings.Join(forms[0], "\n") != strings.Join(forms[1], "\n") {
 				t.Errorf("forms differ:\n%v\n%v", forms[0], forms[1])
 			}
-			if sums[0] != sums[1] {
+			if !reflect.DeepEqual(sums[0], sums[1]) {
 				t.Errorf("summaries differ:\n%+v\n%+v", sums[0], sums[1])
 			}
 			t.Logf("%s: %d pages in the same order twice, %d forms, %d relevant; first pages %v", strategy, len(seqs[0]), len(forms[0]), sums[0].RelevantForms, seqs[0][:3])

@@ -555,12 +555,13 @@ func (e *Engine) Step(ctx context.Context, s Searcher) (Entry, bool, error) {
 			}
 		}
 	}
-	e.Apply(en)
+	en.New = e.Apply(en)
 	return en, true, nil
 }
 
 // Apply records the effect of a query: used for live queries by Step and to
-// replay a journal when a run resumes. It sets en.New.
+// replay a journal when a run resumes. It returns the records newly
+// covered (Step journals them as Entry.New).
 func (e *Engine) Apply(en Entry) int {
 	e.queries++
 	e.issued[en.Query] = true

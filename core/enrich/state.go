@@ -54,7 +54,10 @@ var ErrOtherRun = errors.New("the directory holds a different enrichment run")
 // Journal persists an enrichment run in a store directory, so that an
 // interrupted run resumes: its configuration, its sample and every query's
 // Entry.
-type Journal struct{ db *store.DB }
+type Journal struct {
+	db     *store.DB
+	shared bool // the caller owns db
+}
 
 // OpenJournal opens (or creates) the run's store directory.
 func OpenJournal(dir string) (*Journal, error) {
@@ -65,8 +68,17 @@ func OpenJournal(dir string) (*Journal, error) {
 	return &Journal{db: db}, nil
 }
 
-// Close closes the store.
-func (j *Journal) Close() error { return j.db.Close() }
+// JournalOn keeps the journal in a store the caller has open (a server
+// shares one handle between a run and its readers); Close leaves it open.
+func JournalOn(db *store.DB) *Journal { return &Journal{db: db, shared: true} }
+
+// Close closes the store, unless it came from JournalOn.
+func (j *Journal) Close() error {
+	if j.shared {
+		return nil
+	}
+	return j.db.Close()
+}
 
 // Config stores cfg on first use and checks it on resume (ErrOtherRun).
 func (j *Journal) Config(cfg RunConfig) error {

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
+	"github.com/dwcrawl/dwcrawl/warc"
 )
 
 // CrawlOptions describe a crawl to assemble: the profile, where its state
@@ -33,9 +35,11 @@ type CrawlOptions struct {
 	WebAddr string
 	// TestbedSeeds is the number of simweb seed sites (default 10).
 	TestbedSeeds int
-	// AllowPrivate lets the fetcher reach loopback and private addresses on
-	// the real web (refused by default).
-	AllowPrivate bool
+	// Net are the network settings of the real web (address policy,
+	// --resolve, proxy, extra headers); testbed mode ignores them.
+	Net NetOptions
+	// WARC is a directory to archive every HTTP exchange in ("" for none).
+	WARC string
 	// Reverse builds the search engine for reverse searching over the
 	// crawl's fetcher (search plugins send their requests through it); nil
 	// disables reverse searching. See ReverseFactory.
@@ -54,6 +58,14 @@ type CrawlOptions struct {
 	NoSync   bool
 	Logger   *slog.Logger
 	Progress func(crawl.Snapshot)
+	// DB, when set, is the crawl directory's store already open (a server
+	// shares one handle between a crawl and its readers): the crawl uses it
+	// instead of opening Dir, and Close leaves it open.
+	DB *store.DB
+	// OnFetch, when set, is told how long each page fetch of the crawl took
+	// and how it ended (a server's latency histogram and failure counts).
+	// It is called from the crawl's workers and must be quick.
+	OnFetch func(took time.Duration, err error)
 }
 
 // Crawl is an assembled engine with the resources it owns.
@@ -67,6 +79,13 @@ type Crawl struct {
 	Classifiers *crawl.Classifiers
 	server      *simweb.Server
 	prior       *store.DB
+	sharedDB    bool // DB came from CrawlOptions.DB: the caller closes it
+	// ReverseEngine is the search plugin reverse search uses, "" when it
+	// is off; ReverseOff then says why.
+	ReverseEngine, ReverseOff string
+	warc                      *warc.Writer
+	// WARC describes the archive once Close has closed it (nil without).
+	WARC *WARCSummary
 }
 
 // Close releases the reverse searcher, the store, the fetcher and the
@@ -85,7 +104,16 @@ func (c *Crawl) Close() error {
 	if c.prior != nil {
 		errs = append(errs, c.prior.Close())
 	}
-	if c.DB != nil {
+	if c.warc != nil {
+		var n int64
+		if c.Fetcher != nil {
+			n = c.Fetcher.ArchiveErrors()
+		}
+		sum, err := closeWARC(c.warc, n)
+		c.WARC, c.warc = sum, nil
+		errs = append(errs, err)
+	}
+	if c.DB != nil && !c.sharedDB {
 		errs = append(errs, c.DB.Close())
 	}
 	return errors.Join(errs...)
@@ -102,21 +130,42 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		s.Logger = slog.Default()
 	}
 	c := &Crawl{}
+	var db *store.DB
 	ok := false
 	defer func() {
 		if !ok {
 			c.Close()
 		}
 	}()
-	db, err := openCrawlDir(s)
-	if err != nil {
-		return nil, err
+	var err error
+	db, c.sharedDB = s.DB, s.DB != nil
+	if db == nil {
+		if db, err = openCrawlDir(s); err != nil {
+			return nil, err
+		}
 	}
 	c.DB = db
 	fo := crawl.FetchOptions(p)
-	fo.AllowPrivate = s.AllowPrivate
+	if s.Web == nil {
+		if err := s.Net.apply(&fo); err != nil {
+			return nil, err
+		}
+	}
 	fo.Seed = uint64(s.Seed)
 	fo.Logger = s.Logger
+	if fo.Jar, err = cookieJar(db, s.Logger); err != nil {
+		return nil, err
+	}
+	strategy := s.Strategy
+	if strategy == "" {
+		strategy = p.Strategy
+	}
+	if c.warc, err = openWARC(WARCOptions{Dir: s.WARC, Profile: p.Path, Strategy: strategy}, fo.UserAgent); err != nil {
+		return nil, err
+	}
+	if c.warc != nil {
+		fo.Archiver = c.warc
+	}
 	seeds := p.Seeds
 	if s.Web != nil {
 		addr := s.WebAddr
@@ -157,11 +206,25 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	}
 	c.Classifiers = cls
 	deps := crawl.Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites}
+	if s.OnFetch != nil {
+		deps.Fetcher = timedFetcher{f: f, on: s.OnFetch}
+	}
+	c.ReverseOff = "the profile names no search engine (reverse.plugins)"
 	if s.Reverse != nil {
-		if c.reverse, err = s.Reverse(ctx, f); err != nil {
+		rs, err := s.Reverse(ctx, f)
+		var off *ReverseOffError
+		switch {
+		case errors.As(err, &off):
+			c.ReverseOff = off.Why
+		case err != nil:
 			return nil, fmt.Errorf("crawl: reverse search: %w", err)
+		case rs != nil:
+			c.reverse, deps.Reverse, c.ReverseOff = rs, rs, ""
+			c.ReverseEngine = "on"
+			if n, ok := rs.(interface{ Name() string }); ok {
+				c.ReverseEngine = n.Name()
+			}
 		}
-		deps.Reverse = c.reverse
 	}
 	if s.PriorDir != "" {
 		prior, err := store.OpenReadOnly(s.PriorDir, store.Options{Logger: s.Logger})
@@ -178,6 +241,19 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	c.Engine = e
 	ok = true
 	return c, nil
+}
+
+// timedFetcher tells OnFetch the duration and outcome of every fetch.
+type timedFetcher struct {
+	f  crawl.Fetcher
+	on func(time.Duration, error)
+}
+
+func (t timedFetcher) Fetch(ctx context.Context, url string) (*fetch.Response, error) {
+	start := time.Now()
+	r, err := t.f.Fetch(ctx, url)
+	t.on(time.Since(start), err)
+	return r, err
 }
 
 // DescribeWeb names the web a crawl of s runs against.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
 // EnrichOptions configure an enrichment run.
@@ -50,6 +51,11 @@ type EnrichOptions struct {
 	Seed int64
 	// Progress receives live progress lines (stderr); nil for none.
 	Progress io.Writer
+	// OnProgress, when set, receives the progress after every query.
+	OnProgress func(enrich.Progress)
+	// DB, when set, is the store of Dir already open (a server shares one
+	// handle between a job and its readers); Enrich leaves it open.
+	DB *store.DB
 	// Log receives setup messages; nil for none.
 	Log io.Writer
 }
@@ -128,11 +134,16 @@ func Enrich(ctx context.Context, opt EnrichOptions) (*EnrichResult, error) {
 		opt.Local, len(docs), pool.Stats.Terms, pool.Len(), pool.Stats.Specific, pool.Stats.Frequent, opt.Pool.MinSupport, pool.Stats.Dominated)
 
 	var j *enrich.Journal
-	if opt.Dir != "" {
+	switch {
+	case opt.DB != nil:
+		j = enrich.JournalOn(opt.DB)
+	case opt.Dir != "":
 		if j, err = enrich.OpenJournal(opt.Dir); err != nil {
 			return nil, err
 		}
 		defer j.Close()
+	}
+	if j != nil {
 		sum := sha256.Sum256(raw)
 		abs, _ := filepath.Abs(opt.Local)
 		cfg := enrich.RunConfig{Local: abs, LocalHash: hex.EncodeToString(sum[:]), Columns: opt.Columns, Method: opt.Method,
@@ -153,6 +164,7 @@ func Enrich(ctx context.Context, opt EnrichOptions) (*EnrichResult, error) {
 		return nil, err
 	}
 	prog := newProgressPrinter(opt.Progress)
+	prog.on = opt.OnProgress
 	eng, err := enrich.NewEngine(pool, matcher, enrich.Options{Method: opt.Method, Budget: budget, K: k, Sample: sample, Seed: opt.Seed,
 		Progress: prog.update})
 	if err != nil {
@@ -308,6 +320,7 @@ func WriteEnrichReport(w io.Writer, r *EnrichResult) {
 // a line every ~2 s otherwise.
 type progressPrinter struct {
 	w     io.Writer
+	on    func(enrich.Progress)
 	tty   bool
 	quiet bool
 	last  time.Time
@@ -327,6 +340,9 @@ func newProgressPrinter(w io.Writer) *progressPrinter {
 
 func (pp *progressPrinter) update(p enrich.Progress) {
 	pp.p = p
+	if pp.on != nil {
+		pp.on(p)
+	}
 	if pp.w == nil || pp.quiet {
 		return
 	}
