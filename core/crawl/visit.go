@@ -35,6 +35,10 @@ type pageRecord struct {
 	Forms   []formRecord `json:"forms,omitempty"`
 	Seq     int64        `json:"seq"` // page number in the crawl
 	Fetched time.Time    `json:"fetched"`
+	// Refetches counts the fetches of the URL before this one (failed
+	// pages retried by later runs): each spent a page of the budget and
+	// was counted in crawl.pages.
+	Refetches int `json:"refetches,omitempty"`
 }
 
 type linkRecord struct {
@@ -104,7 +108,7 @@ type stager func(b *store.Batch, v *visited, t *tally) error
 // failures are recorded and returned as a visited with a nil Page, never as
 // an error.
 func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra stager) (*visited, error) {
-	retried := false
+	retried, refetches := false, 0
 	if rec, ok, err := e.replay(u); err != nil {
 		return nil, err
 	} else if ok {
@@ -114,6 +118,7 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 			if retried, err = e.retryable(u); err != nil {
 				return nil, err
 			}
+			refetches = rec.Refetches + 1
 		}
 		if !retried {
 			v := recordToVisited(rec)
@@ -153,6 +158,9 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		return nil, ErrBudget
 	}
 	rec := pageRecord{URL: u, Site: site, Parent: parent, Depth: depth, Fetched: time.Now()}
+	if retried {
+		rec.Refetches = refetches
+	}
 	e.pause(ctx)
 	resp, ferr := e.deps.Fetcher.Fetch(ctx, u)
 	var p *page.Page

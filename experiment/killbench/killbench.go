@@ -68,8 +68,11 @@ type Result struct {
 	UniquePages   int      `json:"unique_pages"`  // distinct page URLs requested
 	Refetched     int      `json:"refetched"`     // requests beyond the first of a URL
 	InFlightBound int      `json:"in_flight_bound"`
-	CheckProblems []string `json:"check_problems"` // from dwcrawl check (counters included)
-	Seconds       float64  `json:"seconds"`
+	// SitemapRequests counts the requests of sitemaps (not pages: each run
+	// that enters a site reads its sitemap).
+	SitemapRequests int      `json:"sitemap_requests"`
+	CheckProblems   []string `json:"check_problems"` // from dwcrawl check (counters included)
+	Seconds         float64  `json:"seconds"`
 }
 
 // OK reports whether the targets were met.
@@ -88,7 +91,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	dir := o.Dir
-	if dir == "" {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	} else {
 		d, err := os.MkdirTemp("", "dwcrawl-bench-kill-")
 		if err != nil {
 			return nil, err
@@ -246,8 +253,8 @@ func formIDs(ctx context.Context, c webproc.Command, dir string) ([]string, erro
 	return ids, sc.Err()
 }
 
-// countRequests reads the server's request log: page requests (robots.txt
-// and the search engine left out), distinct URLs, and refetches.
+// countRequests reads the server's request log: page requests (robots.txt,
+// sitemaps and the search engine left out), distinct URLs, and refetches.
 func countRequests(file string, res *Result) error {
 	f, err := os.Open(file)
 	if err != nil {
@@ -264,6 +271,12 @@ func countRequests(file string, res *Result) error {
 		}
 		u, err := url.Parse(raw)
 		if err != nil || u.Host == simweb.SearchEngineHost || u.Path == "/robots.txt" {
+			continue
+		}
+		if u.Path == "/sitemap.xml" {
+			// read again when a resumed run re-enters the site, like
+			// robots.txt: not a page, not in the budget
+			res.SitemapRequests++
 			continue
 		}
 		n[raw]++
@@ -286,6 +299,7 @@ func WriteText(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "forms                %d seen before the kills, %d lost, %d at the end\n", r.FormsSeen, len(r.FormsLost), r.FormsFinal)
 	fmt.Fprintf(w, "server requests      %d page requests, %d distinct URLs, %d refetched (bound: %d in flight = kills x workers)\n",
 		r.PageRequests, r.UniquePages, r.Refetched, r.InFlightBound)
+	fmt.Fprintf(w, "sitemap requests     %d (not pages; read again by each run that enters a site)\n", r.SitemapRequests)
 	fmt.Fprintf(w, "check                %d problems\n", len(r.CheckProblems))
 	for _, p := range r.CheckProblems {
 		fmt.Fprintf(w, "  %s\n", p)
