@@ -330,9 +330,6 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	e := t.e
 	b := e.db.NewBatch()
 	defer b.Close()
-	if err := b.SetSite(rec); err != nil {
-		return err
-	}
 	t.mu.Lock()
 	k := t.known[rec.URL]
 	ev := k.data
@@ -341,6 +338,15 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	wasRelevant := k.redo && k.status == store.SiteRelevant
 	wasDeep := k.redo && k.deep
 	t.mu.Unlock()
+	// and keeps it: its forms are still recorded, even when this
+	// exploration ended before reaching them (the budget spent)
+	if wasRelevant {
+		rec.Status = store.SiteRelevant
+	}
+	rec.Deep = rec.Deep || wasDeep
+	if err := b.SetSite(rec); err != nil {
+		return err
+	}
 	var n tally
 	if rec.Status == store.SiteRelevant && !wasRelevant {
 		n.add(cRelSites, 1)
