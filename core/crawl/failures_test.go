@@ -274,6 +274,9 @@ func TestSitemapsFeedTheSite(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkCounters(t, c.db, sn)
+			if problems, err := CheckCounters(c.db); err != nil || len(problems) > 0 {
+				t.Errorf("recount: %v %v", problems, err)
+			}
 			want, wantURLs := int64(1), int64(2)
 			if !enabled {
 				want, wantURLs = 0, 0

@@ -81,13 +81,20 @@ func CheckCounters(db *store.DB) ([]string, error) {
 	}); err != nil {
 		return nil, err
 	}
-	rounds := int64(0)
-	if err := db.ScanJSON(store.TagCrawl, nil, func(key, _ []byte) error {
+	rounds, marks := int64(0), false
+	if err := db.ScanJSON(store.TagCrawl, nil, func(key, val []byte) error {
 		switch key[0] {
 		case reverseTargetKey:
 			got.add(cRevQueries, 1)
 		case reverseRoundKey:
 			rounds++
+		case sitemapSiteKey:
+			var c sitemapCount
+			if err := json.Unmarshal(val, &c); err != nil {
+				return fmt.Errorf("sitemap count %q: %w", key, err)
+			}
+			got.add(cSitemapURLs, int64(c.URLs))
+			marks = true
 		}
 		return nil
 	}); err != nil {
@@ -122,5 +129,8 @@ func CheckCounters(db *store.DB) ([]string, error) {
 	check(cFSL, got[cFSL], "FSL/ACHE rounds recorded")
 	check(cRevQueries, got[cRevQueries], "reverse-search queries recorded")
 	check(cReverse, rounds, "reverse-search rounds recorded")
+	if marks || ctr[counterNames[cSitemapURLs]] == 0 { // directories of older versions have no marks
+		check(cSitemapURLs, got[cSitemapURLs], "sitemap URLs recorded per site")
+	}
 	return problems, nil
 }
