@@ -53,6 +53,20 @@ func pebbleFile(name string) bool {
 	return false
 }
 
+// companionFiles are the files dwcrawl itself keeps beside a crawl's
+// database: the server's job.json (what was asked, written before the crawl
+// opens its store). They do not make a directory foreign.
+var companionFiles = []string{"job.json"}
+
+func companionFile(name string) bool {
+	for _, c := range companionFiles {
+		if name == c {
+			return true
+		}
+	}
+	return false
+}
+
 // inspectDir says what dir holds without changing anything in it. A
 // directory with database files but no manifest marker is ErrDamaged:
 // Pebble would take it for a new database and delete its tables (a crawl
@@ -82,6 +96,7 @@ func inspectDir(dir string) (dirState, error) {
 		case n == "LOCK":
 		case pebbleFile(n) && !e.IsDir():
 			data = append(data, n)
+		case companionFile(n):
 		default:
 			other = append(other, n)
 		}

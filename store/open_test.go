@@ -114,6 +114,15 @@ func TestOpenForeignDirectory(t *testing.T) {
 		t.Errorf("directory changed:\nbefore %s\nafter  %s", before, after)
 	}
 
+	// The server's job.json beside a new crawl's database is no stranger.
+	jdir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(jdir, "job.json"), []byte("{}"), 0o644))
+	jdb, err := Open(jdir, Options{Logger: quietLog})
+	if err != nil {
+		t.Fatalf("a directory holding only job.json: %v", err)
+	}
+	jdb.Close()
+
 	// A Pebble database of another program.
 	pdir := t.TempDir()
 	pdb, err := pebble.Open(pdir, &pebble.Options{Logger: pebbleLogger{quietLog}})
