@@ -53,10 +53,11 @@ func pebbleFile(name string) bool {
 	return false
 }
 
-// companionFiles are the files dwcrawl itself keeps beside a crawl's
-// database: the server's job.json (what was asked, written before the crawl
-// opens its store). They do not make a directory foreign.
-var companionFiles = []string{"job.json"}
+// companionFiles are the files dwcrawl itself keeps beside a database: the
+// server's job record, inline profile, uploaded local table and enriched
+// output (package serve), written before the job opens its store. They do
+// not make a directory foreign.
+var companionFiles = []string{"job.json", "profile.lua", "local.csv", "enriched.csv"}
 
 func companionFile(name string) bool {
 	for _, c := range companionFiles {
