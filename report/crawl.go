@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -188,11 +187,8 @@ func FromCrawl(ctx context.Context, label string, db *store.DB) (*Report, error)
 
 // loadCrawl reads a crawl directory into the report.
 func (b *builder) loadCrawl(dir, label string) error {
-	db, err := store.Open(dir, store.Options{})
+	db, err := store.OpenReadOnly(dir, store.Options{})
 	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
-			return fmt.Errorf("report: %s is in use (a crawl running on it?): %w", dir, err)
-		}
 		return fmt.Errorf("report: %w", err)
 	}
 	defer db.Close()

@@ -386,14 +386,15 @@ func TestLoadErrors(t *testing.T) {
 			}
 		})
 	}
-	// a locked crawl directory (another process crawling) is named as such
+	// a crawl directory in use (another process crawling) is reported on
+	// from a snapshot
 	dir := crawlFixture(t)
 	db, err = store.Open(dir, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := Load(dir); !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "in use") {
-		t.Errorf("locked directory: %v", err)
+	if rep, err := Load(dir); err != nil || len(rep.Figures) == 0 {
+		t.Errorf("directory in use: %v", err)
 	}
 }

@@ -51,7 +51,7 @@ func (b *Batch) usable() error {
 	if b.done {
 		return ErrBatchDone
 	}
-	return b.db.check()
+	return b.db.checkWrite()
 }
 
 // SetSite stages a site record under s.URL.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -55,6 +56,12 @@ type Options struct {
 	// MemTableSize is the size of one Pebble memtable in bytes; zero means
 	// 8 MiB. Up to two are held in memory.
 	MemTableSize int64
+	// Kind, when set, is the kind of directory the opener makes (KindCrawl,
+	// KindSurface, KindEnrich): a directory recorded with another kind,
+	// not in AlsoKinds, is refused with ErrKind before anything in it is
+	// touched, and a directory without a recorded kind gets Kind.
+	Kind      string
+	AlsoKinds []string
 }
 
 // DB is an open crawl database. Its methods are safe for concurrent use, but
@@ -74,6 +81,10 @@ type DB struct {
 
 	mmu    sync.Mutex // serialises model version assignment
 	closed atomic.Bool
+
+	readOnly bool
+	snapDir  string                 // the snapshot a read-only DB reads ("" for dir itself)
+	corrupt  atomic.Pointer[string] // the first damaged file Pebble reported
 }
 
 // DefaultDir returns the default crawl directory of a profile,
@@ -82,12 +93,30 @@ func DefaultDir(profileName string) string {
 	return filepath.Join(DefaultDataRoot, profileName)
 }
 
-// Open opens (creating if needed) the crawl database in dir. The directory is
-// locked for the lifetime of the DB; opening it twice, from this process or
-// another, fails with ErrLocked.
-func Open(dir string, opt Options) (*DB, error) {
+// Open opens the crawl database in dir for reading and writing, creating
+// it (and the directory) when dir does not exist or is empty. The directory
+// is locked for the lifetime of the DB; opening it twice, from this process
+// or another, fails with ErrLocked.
+//
+// Open never takes over what it does not recognise: a directory of other
+// files is ErrNotStore, a Pebble database without dwcrawl's schema record
+// is ErrNotStore, and database files without a manifest marker are
+// ErrDamaged (Pebble would start a new database there and delete the
+// tables). Nothing in dir is changed then.
+func Open(dir string, opt Options) (db *DB, err error) {
 	if dir == "" {
 		return nil, errors.New("store: open: empty directory name")
+	}
+	st, err := inspectDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if st == dirStore && opt.Kind != "" {
+		// refuse another command's directory before opening it for
+		// writing, which replays and flushes its log
+		if err := peekKind(dir, opt.Kind, opt.AlsoKinds); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
@@ -100,26 +129,63 @@ func Open(dir string, opt Options) (*DB, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	po := pebbleOptions(opt, log)
-	po.Lock = lock
-	pdb, err := pebble.Open(dir, po)
-	po.Cache.Unref() // the DB holds its own reference
-	if err != nil {
-		_ = lock.Close()
-		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	db = &DB{dir: dir, lock: lock, log: log, head: map[string][]byte{}, wo: pebble.Sync}
+	opened := db
+	defer func() {
+		if err != nil {
+			opened.release()
+		}
+	}()
+	// again under the lock: another process may have been writing
+	if st, err = inspectDir(dir); err != nil {
+		return nil, err
 	}
-	db := &DB{dir: dir, pdb: pdb, lock: lock, log: log, head: map[string][]byte{}, wo: pebble.Sync}
 	if opt.NoSync {
 		db.wo = pebble.NoSync
 	}
-	if err := db.init(); err != nil {
-		_ = db.Close()
+	if st == dirStore {
+		warnTornLog(dir, log)
+	}
+	po := db.pebbleOptions(opt)
+	po.Lock = lock
+	po.ErrorIfNotExists = st == dirStore
+	if err := db.openPebble(dir, po); err != nil {
+		return nil, err
+	}
+	if err := db.init(st == dirStore); err != nil {
+		_ = db.pdb.Close()
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	if opt.Kind != "" {
+		if _, err := db.ClaimKind(opt.Kind, opt.AlsoKinds...); err != nil {
+			_ = db.pdb.Close()
+			return nil, err
+		}
 	}
 	return db, nil
 }
 
-func pebbleOptions(opt Options, log *slog.Logger) *pebble.Options {
+// Flush writes the memtable to a table file (tests and tools; a crawl
+// never needs it: the write-ahead log makes writes durable).
+func (db *DB) Flush() error {
+	if err := db.checkWrite(); err != nil {
+		return err
+	}
+	return wrapErr("flush", db.pdb.Flush())
+}
+
+func logDefault() *slog.Logger { return slog.Default() }
+
+// warnTornLog says when the newest write-ahead log ends in a torn record:
+// Pebble opens the database without the writes after it, as after a crash
+// (a killed crawl resumes from what was synced), and the user should know.
+func warnTornLog(dir string, log *slog.Logger) {
+	if t := tornLog(dir); t != nil {
+		log.Warn("the last writes before the crawl stopped are lost", "dir", dir, "problem", t.Error())
+	}
+}
+
+func (db *DB) pebbleOptions(opt Options) *pebble.Options {
 	cacheSize := opt.CacheSize
 	if cacheSize <= 0 {
 		cacheSize = DefaultCacheSize
@@ -132,23 +198,86 @@ func pebbleOptions(opt Options, log *slog.Logger) *pebble.Options {
 		Cache:              pebble.NewCache(cacheSize),
 		MemTableSize:       uint64(memtable),
 		Merger:             counterMerger,
-		Logger:             pebbleLogger{log},
+		Logger:             pebbleLogger{db.log},
 		FormatMajorVersion: pebble.FormatNewest,
 	}
 	// Bloom filters make "have we seen this URL?" misses cheap.
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
+	// Pebble's default answer to a damaged file is Fatalf, a panic in a
+	// background goroutine; record the file instead, so that the reads that
+	// fail on it return an error naming it.
+	po.EventListener = &pebble.EventListener{
+		DataCorruption: func(info pebble.DataCorruptionInfo) {
+			p := info.Path
+			db.corrupt.CompareAndSwap(nil, &p)
+			msg, _, _ := strings.Cut(fmt.Sprint(info.Details), "\n")
+			db.log.Error("damaged database file", "dir", db.dir, "file", info.Path, "err", msg)
+		},
+		BackgroundError: func(err error) {
+			msg, _, _ := strings.Cut(err.Error(), "\n")
+			db.log.Error("database background error", "dir", db.dir, "err", msg)
+		},
+	}
 	return po
 }
 
+// corruptFile is the damaged file Pebble reported, "" if none.
+func (db *DB) corruptFile() string {
+	if p := db.corrupt.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// annotate turns an error on damaged data into ErrDamaged naming the file.
+func (db *DB) annotate(err error) error {
+	if err == nil {
+		return nil
+	}
+	f := db.corruptFile()
+	if f == "" && !pebble.IsCorruptionError(err) {
+		return err
+	}
+	if f == "" {
+		f = "a database file"
+	}
+	if db.snapDir != "" {
+		f = filepath.Join(db.dir, filepath.Base(f))
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n") // Pebble appends details on further lines
+	return fmt.Errorf("%w: %s: %s (dwcrawl check --dir %s)", ErrDamaged, f, msg, db.dir)
+}
+
+// recoverTo turns a panic inside Pebble (on data it cannot make sense of)
+// into *err, naming the directory: a damaged store is an error, never a
+// crash.
+func (db *DB) recoverTo(err *error, what string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("store: %s %s: %w: %v", what, db.dir, ErrDamaged, r)
+		if f := db.corruptFile(); f != "" {
+			*err = fmt.Errorf("store: %s %s: %w: %s: %v", what, db.dir, ErrDamaged, f, r)
+		}
+	}
+}
+
 // init checks (or writes) the schema version and loads the frontier sequence.
-func (db *DB) init() error {
+func (db *DB) init(existed bool) error {
 	v, ok, err := db.getRaw(metaVersionKey)
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	if !ok {
+		if existed {
+			empty, err := db.empty()
+			if err != nil {
+				return err
+			}
+			if !empty {
+				return fmt.Errorf("%w: a database without dwcrawl's schema record", ErrNotStore)
+			}
+		}
 		if err := db.pdb.Set(metaVersionKey, AppendUint64(nil, SchemaVersion), pebble.Sync); err != nil {
 			return fmt.Errorf("write schema version: %w", err)
 		}
@@ -188,9 +317,13 @@ func (db *DB) Close() error {
 		return nil
 	}
 	err := db.pdb.Close()
-	if lerr := db.lock.Close(); err == nil {
-		err = lerr
+	if db.lock != nil {
+		if lerr := db.lock.Close(); err == nil {
+			err = lerr
+		}
+		db.lock = nil
 	}
+	db.release()
 	if err != nil {
 		return fmt.Errorf("store: close %s: %w", db.dir, err)
 	}
@@ -200,7 +333,7 @@ func (db *DB) Close() error {
 // Sync makes every write committed so far durable (one WAL fsync). Use it
 // for periodic durability when writes are committed without sync.
 func (db *DB) Sync() error {
-	if err := db.check(); err != nil {
+	if err := db.checkWrite(); err != nil {
 		return err
 	}
 	if err := db.pdb.LogData(nil, pebble.Sync); err != nil {
@@ -216,17 +349,29 @@ func (db *DB) check() error {
 	return nil
 }
 
+// checkWrite is check for the operations that write.
+func (db *DB) checkWrite() error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	if db.readOnly {
+		return fmt.Errorf("%w: %s", ErrReadOnly, db.dir)
+	}
+	return nil
+}
+
 // getRaw returns a copy of the value at key.
-func (db *DB) getRaw(key []byte) ([]byte, bool, error) {
+func (db *DB) getRaw(key []byte) (_ []byte, _ bool, err error) {
 	if err := db.check(); err != nil {
 		return nil, false, err
 	}
+	defer db.recoverTo(&err, "read")
 	v, closer, err := db.pdb.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, db.annotate(err)
 	}
 	out := append([]byte(nil), v...)
 	return out, true, closer.Close()
@@ -234,19 +379,20 @@ func (db *DB) getRaw(key []byte) ([]byte, bool, error) {
 
 // scan calls fn for every key in [lower, upper) in order. key and val are
 // only valid during the call.
-func (db *DB) scan(lower, upper []byte, fn func(key, val []byte) error) error {
+func (db *DB) scan(lower, upper []byte, fn func(key, val []byte) error) (err error) {
 	if err := db.check(); err != nil {
 		return err
 	}
+	defer db.recoverTo(&err, "read")
 	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
-		return err
+		return db.annotate(err)
 	}
 	for ok := it.First(); ok; ok = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
 			_ = it.Close()
-			return err
+			return db.annotate(err)
 		}
 		if err := fn(it.Key(), v); err != nil {
 			_ = it.Close()
@@ -255,9 +401,22 @@ func (db *DB) scan(lower, upper []byte, fn func(key, val []byte) error) error {
 	}
 	if err := it.Error(); err != nil {
 		_ = it.Close()
-		return err
+		return db.annotate(err)
 	}
-	return it.Close()
+	return db.annotate(it.Close())
+}
+
+// empty reports whether the database holds no key at all.
+func (db *DB) empty() (bool, error) {
+	found := false
+	err := db.scan(nil, nil, func(_, _ []byte) error {
+		found = true
+		return errStopScan
+	})
+	if err == errStopScan {
+		err = nil
+	}
+	return !found, err
 }
 
 // write commits a single-record batch built by fn with the DB's sync setting.
@@ -334,7 +493,7 @@ func decodeCounter(v []byte) (int64, error) {
 // testbed crawl runs against, so that later commands on the directory (a
 // surface of a discovered form) reach the same web.
 func (db *DB) SetTestbed(config []byte) error {
-	if err := db.check(); err != nil {
+	if err := db.checkWrite(); err != nil {
 		return err
 	}
 	if err := db.pdb.Set(metaTestbedKey, config, pebble.Sync); err != nil {

@@ -44,7 +44,7 @@ func (db *DB) DeleteFrontier(url string) error {
 // when the queue is empty. The pop is not synced on its own: if the process
 // dies before the next synced write, the entry is simply back in the queue.
 func (db *DB) PopFrontier(queue string) (e FrontierEntry, ok bool, err error) {
-	if err := db.check(); err != nil {
+	if err := db.checkWrite(); err != nil {
 		return e, false, err
 	}
 	db.fmu.Lock()

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -21,6 +23,8 @@ import (
 const (
 	killEnv  = "DWCRAWL_STORE_KILL_CHILD" // directory for the child to write to
 	killKeys = 64                         // records per batch
+
+	killSmallEnv = "DWCRAWL_STORE_KILL_SMALL" // set: the child flushes often
 )
 
 var killPad = strings.Repeat("payload ", 24)
@@ -33,7 +37,11 @@ func TestKill9Child(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process of TestKill9")
 	}
-	db, err := Open(dir, Options{Logger: quietLog})
+	opt := Options{Logger: quietLog}
+	if os.Getenv(killSmallEnv) != "" {
+		opt.MemTableSize = 256 << 10 // flushes and compactions every few batches
+	}
+	db, err := Open(dir, opt)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child open:", err)
 		os.Exit(2)
@@ -118,6 +126,15 @@ func verifyKilled(t *testing.T, dir string, maxAck int) int {
 	db, err := Open(dir, Options{Logger: quietLog})
 	must(t, err)
 	defer db.Close()
+	last := verifyBatches(t, db, maxAck)
+	checkFrontierInvariants(t, db)
+	return last
+}
+
+// verifyBatches checks that db holds whole batches 1..last, last ≥ maxAck,
+// with the counter and the frontier length at last, and returns last.
+func verifyBatches(t *testing.T, db *DB, maxAck int) int {
+	t.Helper()
 	counts := map[int]int{}
 	last := 0
 	must(t, db.ScanJSON(TagPages, nil, func(k, v []byte) error {
@@ -143,6 +160,66 @@ func verifyKilled(t *testing.T, dir string, maxAck int) int {
 	if n, err := db.FrontierLen("kill"); err != nil || n != last {
 		t.Fatalf("frontier length %d (err %v), %d batches on disk", n, err, last)
 	}
-	checkFrontierInvariants(t, db)
 	return last
+}
+
+// TestReadWhileWriting opens a directory read-only, again and again, while
+// another process commits batches to it with frequent flushes and
+// compactions: every open must see whole batches only, a counter and a
+// frontier length that match them, and at least every batch acknowledged
+// before it.
+func TestReadWhileWriting(t *testing.T) {
+	if os.Getenv(killEnv) != "" {
+		t.Skip("running as the child")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKill9Child$", "-test.count=1")
+	cmd.Env = append(os.Environ(), killEnv+"="+dir, killSmallEnv+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	var acked atomic.Int64
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var n int64
+			if _, err := fmt.Sscanf(sc.Text(), "ack %d", &n); err == nil {
+				acked.Store(n)
+			}
+		}
+	}()
+	for acked.Load() < 20 {
+		if cmd.ProcessState != nil {
+			t.Fatalf("child ended: %s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	reads, first, last := 0, 0, 0
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) || reads < 5; reads++ {
+		before := int(acked.Load())
+		db, err := OpenReadOnly(dir, Options{Logger: quietLog})
+		if err != nil {
+			t.Fatalf("read %d: %v", reads, err)
+		}
+		if !db.Snapshotted() {
+			t.Fatalf("read %d: opened in place while the child holds the directory", reads)
+		}
+		n := verifyBatches(t, db, before)
+		must(t, db.Close())
+		if reads == 0 {
+			first = n
+		}
+		last = n
+	}
+	if last <= first {
+		t.Fatalf("the child wrote nothing while %d reads ran (batches %d..%d)", reads, first, last)
+	}
+	ssts, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	t.Logf("%d consistent reads while batches %d..%d were written; %d table files now", reads, first, last, len(ssts))
 }

@@ -109,7 +109,7 @@ func (db *DB) ScanForms(fn func(Form) error) error {
 // PutModel saves a model version and returns its version number. With
 // m.Version zero the next version of m.Name is used; SavedAt defaults to now.
 func (db *DB) PutModel(m Model) (int, error) {
-	if err := db.check(); err != nil {
+	if err := db.checkWrite(); err != nil {
 		return 0, err
 	}
 	if m.Name == "" {

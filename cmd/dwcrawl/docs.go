@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dwcrawl/dwcrawl/core/surface"
-	"github.com/dwcrawl/dwcrawl/store"
 )
 
 func init() {
@@ -35,10 +34,7 @@ func runDocs(c *cli.Context) error {
 	if f := c.String("format"); f != "jsonl" {
 		return errExit{2, fmt.Errorf("--format %q: only jsonl is supported", f)}
 	}
-	if _, err := os.Stat(c.String("dir")); err != nil {
-		return errExit{2, fmt.Errorf("--dir: %w", err)}
-	}
-	db, err := store.Open(c.String("dir"), store.Options{})
+	db, err := openCrawlDir(c.String("dir"))
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -33,19 +29,15 @@ func init() {
 	})
 }
 
-// openCrawlDir opens an existing crawl directory (store.Open would create a
-// missing one).
+// openCrawlDir opens an existing crawl directory read-only: a missing,
+// foreign or damaged directory is an error naming it, and nothing in it is
+// created or changed. While a crawl runs on it, a snapshot is read.
 func openCrawlDir(dir string) (*store.DB, error) {
-	if _, err := os.Stat(dir); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errExit{1, fmt.Errorf("no crawl directory %s", dir)}
-		}
-		return nil, err
+	db, err := store.OpenReadOnly(dir, store.Options{})
+	if err != nil {
+		return nil, errExit{1, err}
 	}
-	if m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*")); len(m) == 0 {
-		return nil, errExit{1, fmt.Errorf("%s is not a crawl directory (no database in it)", dir)}
-	}
-	return store.Open(dir, store.Options{})
+	return db, nil
 }
 
 func formsCmd(c *cli.Context) error {

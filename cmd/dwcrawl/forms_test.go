@@ -117,8 +117,8 @@ func TestFormsErrors(t *testing.T) {
 		want string
 		code int
 	}{
-		{"missing dir", []string{"--dir", filepath.Join(empty, "none")}, "no crawl directory", 1},
-		{"not a crawl", []string{"--dir", empty}, "not a crawl directory", 1},
+		{"missing dir", []string{"--dir", filepath.Join(empty, "none")}, "no such crawl directory", 1},
+		{"not a crawl", []string{"--dir", empty}, "not a dwcrawl crawl directory", 1},
 		{"format", []string{"--dir", empty, "--format", "xml"}, "--format", 2},
 	}
 	for _, tc := range tests {

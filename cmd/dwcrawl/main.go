@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"syscall"
 
@@ -41,7 +42,44 @@ func newApp() *cli.App {
 		Commands:             commands,
 		EnableBashCompletion: true,
 		HideVersion:          false,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the command to `FILE` (go tool pprof)"},
+		},
+		Before: startProfile,
+		After:  stopProfile,
 	}
+}
+
+// profileStop ends the CPU profile --cpuprofile started (nil: none).
+var profileStop func() error
+
+func startProfile(c *cli.Context) error {
+	path := c.String("cpuprofile")
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--cpuprofile: %w", err)
+	}
+	profileStop = func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}
+	return nil
+}
+
+func stopProfile(*cli.Context) error {
+	if profileStop == nil {
+		return nil
+	}
+	stop := profileStop
+	profileStop = nil
+	return stop()
 }
 
 func main() {
@@ -54,6 +92,7 @@ func main() {
 			code = ee.code
 		}
 		fmt.Fprintln(os.Stderr, "dwcrawl:", err)
+		stopProfile(nil)
 		os.Exit(code)
 	}
 }

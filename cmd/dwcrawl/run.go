@@ -31,7 +31,11 @@ fails is recorded with its cause (dns, refused, reset, tls, timeout, http-NNN,
 robots, blocked, scope...): the summary counts them by cause and
 'dwcrawl failures --dir DIR' lists them. Running the command again retries the
 URLs that failed, up to 3 runs per URL. A crawl in which no seed could be
-fetched exits with status 1 and the causes.`,
+fetched exits with status 1 and the causes.
+
+The crawl directory records what it holds (profile, domain, strategy, web); a run
+with another profile, domain, strategy or web is refused, naming both, so that two
+crawls never mix: give another --dir, or --continue-as to go on with this run's.`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "testbed", Usage: "crawl the embedded simulated web instead of the real web"},
 			&cli.StringFlag{Name: "strategy", Usage: "smartcrawler, scdi, ache or bestfirst (default: the profile's)"},
@@ -44,6 +48,9 @@ fetched exits with status 1 and the causes.`,
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format: text or json"},
 			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "log level: debug, info, warn, error"},
 			&cli.BoolFlag{Name: "json", Usage: "print the final summary as JSON"},
+			&cli.Int64Flag{Name: "seed-run", Usage: "reproducible run with seed `N`: with several workers the same pages are fetched and recorded in the same order, with the same forms, whatever the timing (slower: workers take turns; fetches still overlap)"},
+			&cli.BoolFlag{Name: "continue-as", Usage: "continue a crawl directory recorded with another profile, strategy or web as this run (recorded as such); without it such a directory is refused"},
+			&cli.StringFlag{Name: "web-addr", Usage: "with --testbed: `HOST:PORT` where `dwcrawl testbed serve` already serves the same web (same --seed and --config), instead of serving it in this process"},
 		}, append(netFlags(), webFlags()...)...),
 		Action: runCmd,
 	})
@@ -87,7 +94,14 @@ func runCmd(c *cli.Context) error {
 		dir = store.DefaultDir(p.Name)
 	}
 	s := app.CrawlOptions{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
-		Pages: c.Int("pages"), Net: netOptions(c), WARC: c.String("warc"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed")}
+		Pages: c.Int("pages"), Net: netOptions(c), WARC: c.String("warc"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed"),
+		ContinueAs: c.Bool("continue-as"), WebAddr: c.String("web-addr")}
+	if c.IsSet("seed-run") {
+		s.Seed, s.Reproducible = c.Int64("seed-run"), true
+	}
+	if s.WebAddr != "" && !c.Bool("testbed") {
+		return errExit{2, errors.New("--web-addr: only with --testbed")}
+	}
 	if c.Bool("testbed") {
 		w, err := loadWeb(c)
 		if err != nil {

@@ -24,13 +24,14 @@ func init() {
 				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "listen `ADDR`"},
 					&cli.BoolFlag{Name: "proxy", Usage: "act as an HTTP forward proxy (curl -x http://ADDR http://HOST/)"},
+					&cli.StringFlag{Name: "request-log", Usage: "write one line per request (\"METHOD URL\") to `FILE`, as it arrives"},
 				}, webFlags()...),
 				Action: func(c *cli.Context) error {
 					w, err := loadWeb(c)
 					if err != nil {
 						return err
 					}
-					return app.ServeWeb(c.Context, w, c.String("addr"), c.Bool("proxy"), c.App.Writer)
+					return app.ServeWeb(c.Context, w, c.String("addr"), c.Bool("proxy"), c.String("request-log"), c.App.Writer)
 				},
 			},
 			{

@@ -131,6 +131,11 @@ type Options struct {
 	ProgressInterval time.Duration
 	// Seed seeds the engine's tie-breaking randomness.
 	Seed int64
+	// Reproducible makes a crawl with several workers reproducible page for
+	// page: the same pages fetched and recorded in the same order, the same
+	// forms, whatever the timing (see turns). Slower; for debugging and for
+	// fair comparisons.
+	Reproducible bool
 }
 
 // Engine runs one crawl.
@@ -146,13 +151,15 @@ type Engine struct {
 	limit  int64
 	// seq numbers the recorded pages over the crawl (pageRecord.Seq).
 	seq atomic.Int64
-	// claimed holds the hashes of URLs this run has started to fetch.
+	// claimed holds the hashes of the URLs being fetched, until recorded.
 	claimed sync.Map
 	// formSigs holds the signatures of the searchable forms recorded.
 	formSigs sync.Map
 	// siteP holds the site classifier's verdict (float64) on each explored
 	// site's homepage, the site evidence of the forms found inside it.
 	siteP sync.Map
+	// turns orders the workers of a reproducible crawl (nil otherwise).
+	turns *turns
 	// seedPages are the URLs that stand for the seeds (failure records).
 	seedPages map[string]bool
 }
@@ -198,6 +205,9 @@ func New(opt Options, deps Deps) (*Engine, error) {
 	}
 	e := &Engine{opt: opt, prof: opt.Profile, deps: deps, db: deps.Store, log: opt.Logger, limit: int64(opt.Pages),
 		seedPages: seedPageSet(opt.Seeds)}
+	if opt.Reproducible {
+		e.turns = newTurns(opt.Workers)
+	}
 	return e, nil
 }
 

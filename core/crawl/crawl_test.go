@@ -115,6 +115,9 @@ func TestStrategies(t *testing.T) {
 			if sn.Pages == 0 || sn.Pages > 250 {
 				t.Fatalf("pages = %d, want 1..250", sn.Pages)
 			}
+			if problems, err := CheckCounters(c.DB); err != nil || len(problems) > 0 {
+				t.Errorf("counters disagree with the records: %v %v", problems, err)
+			}
 			rel, fp := truthCheck(t, c.DB, testWeb(), "auto")
 			t.Logf("%s: %d pages, %d relevant forms by the classifier, %d truly relevant, %d false positives", strategy, sn.Pages, sn.RelevantForms, rel, fp)
 			if int64(rel+fp) != sn.RelevantForms {
@@ -227,6 +230,10 @@ func TestKill9(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// every counter the summary prints agrees with the records the kill left
+	if problems, err := CheckCounters(c.DB); err != nil || len(problems) > 0 {
+		t.Errorf("counters after kill -9 (%d pages): %v %v", atKill, problems, err)
+	}
 	for id := range acked {
 		if _, ok, err := c.DB.GetForm(id); err != nil || !ok {
 			t.Errorf("form %s acknowledged before kill -9 is missing (%v)", id, err)
@@ -238,6 +245,9 @@ func TestKill9(t *testing.T) {
 	}
 	if sn.Pages <= atKill {
 		t.Fatalf("resumed crawl fetched nothing new (%d pages at kill, %d after): the kill did not interrupt it", atKill, sn.Pages)
+	}
+	if problems, err := CheckCounters(c.DB); err != nil || len(problems) > 0 {
+		t.Errorf("counters after the resumed crawl: %v %v", problems, err)
 	}
 	t.Logf("killed after %d acknowledged forms; resumed to %d pages, %d relevant forms", len(acked), sn.Pages, sn.RelevantForms)
 }

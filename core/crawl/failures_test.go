@@ -159,6 +159,10 @@ func testRetryLimit(t *testing.T, strategy string) {
 		if want := min(r, MaxFailedRuns); fails[0].Runs != want || sn.Failures["dns"] != 1 {
 			t.Errorf("run %d: runs %d (want %d), failures %v", r, fails[0].Runs, want, sn.Failures)
 		}
+		// each retry spent a page: the counters still match the records
+		if problems, err := CheckCounters(c.db); err != nil || len(problems) > 0 {
+			t.Errorf("run %d: %v %v", r, problems, err)
+		}
 		c.db.Close()
 	}
 }
@@ -270,6 +274,9 @@ func TestSitemapsFeedTheSite(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkCounters(t, c.db, sn)
+			if problems, err := CheckCounters(c.db); err != nil || len(problems) > 0 {
+				t.Errorf("recount: %v %v", problems, err)
+			}
 			want, wantURLs := int64(1), int64(2)
 			if !enabled {
 				want, wantURLs = 0, 0

@@ -38,10 +38,12 @@ func (t *twoStage) reverseWorthwhile() bool {
 func (t *twoStage) reverseSearch(ctx context.Context) (queued int, err error) {
 	e := t.e
 	rv := e.prof.Reverse
-	if err := e.count(tally{cReverse: 1}); err != nil {
+	// the round is recorded as begun with its count, so that a kill mid-round
+	// leaves a counter that its records explain
+	round, err := t.beginRound()
+	if err != nil {
 		return 0, err
 	}
-	round := reverseRound{Round: e.stats.get(cReverse)}
 	defer func() {
 		if ctx.Err() != nil {
 			return // an interrupted round is not over: its unsent queries are sent on resume
@@ -143,6 +145,26 @@ type reverseRound struct {
 	Targets int   `json:"targets"` // sites searched for
 	Queued  int   `json:"queued"`  // sites added to the site frontier
 	Deep    int64 `json:"deep"`    // deep sites known when it ended
+	// Begun marks a round that has begun and not ended (the crawl was
+	// stopped or killed during it).
+	Begun bool `json:"begun,omitempty"`
+}
+
+// beginRound counts a reverse-search round and records it as begun, in
+// one batch.
+func (t *twoStage) beginRound() (reverseRound, error) {
+	e := t.e
+	b := e.db.NewBatch()
+	defer b.Close()
+	r := reverseRound{Round: e.stats.get(cReverse) + 1, Begun: true}
+	if err := b.PutJSON(store.TagCrawl, store.AppendUint64([]byte{reverseRoundKey}, uint64(r.Round)), r); err != nil {
+		return r, err
+	}
+	if err := e.commit(b, &tally{cReverse: 1}, e.db.SyncsWrites()); err != nil {
+		return r, fmt.Errorf("crawl: recording reverse-search round %d: %w", r.Round, err)
+	}
+	r.Begun = false // what recordRound writes when it ends
+	return r, nil
 }
 
 // recordQuery records, in one batch, that target is being searched for and
@@ -184,7 +206,7 @@ func (t *twoStage) restoreReverse() error {
 		if err := json.Unmarshal(val, &r); err != nil {
 			return fmt.Errorf("crawl: reverse-search round %x: %w", key[1:], err)
 		}
-		if r.Queued == 0 {
+		if r.Queued == 0 && !r.Begun {
 			t.lastRev = r.Deep // rounds scan in order: the last one wins
 		}
 		return nil

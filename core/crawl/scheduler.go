@@ -58,6 +58,13 @@ func (s *scheduler) next(ctx context.Context, e *Engine, q queue) (frontier.Item
 			s.stop()
 			return frontier.Item{}, false
 		}
+		if e.turns != nil {
+			// waiting here would hold the turn the busy workers need
+			s.mu.Unlock()
+			e.turns.yield(ctx)
+			s.mu.Lock()
+			continue
+		}
 		s.cond.Wait()
 	}
 }
@@ -81,8 +88,13 @@ func (s *scheduler) run(ctx context.Context, e *Engine, n int, q queue, process 
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
-		go func() {
+		go func(ctx context.Context) {
 			defer wg.Done()
+			if e.turns != nil {
+				ctx = withSlot(ctx, i)
+				e.turns.acquire(i)
+				defer e.turns.leave(i)
+			}
 			for {
 				it, ok := s.next(ctx, e, q)
 				if !ok {
@@ -101,8 +113,105 @@ func (s *scheduler) run(ctx context.Context, e *Engine, n int, q queue, process 
 				s.cond.Broadcast()
 				s.mu.Unlock()
 			}
-		}()
+		}(ctx)
 	}
 	wg.Wait()
 	return s.err
+}
+
+// turns makes a crawl with several workers reproducible page for page
+// (Options.Reproducible): the workers take turns in a fixed ring, and a
+// worker holds its turn for everything that reads or changes the crawl's
+// state (taking an item, choosing and recording pages, ranking, learning)
+// and gives it up only while it fetches and parses a page. The state
+// changes therefore happen in an order that depends on the seed, never on
+// timing; fetches still overlap. A slow fetch holds up the ring, so the
+// crawl is slower than a free-running one.
+type turns struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	turn int
+	gone []bool
+}
+
+func newTurns(n int) *turns {
+	t := &turns{gone: make([]bool, n)}
+	t.cond = sync.NewCond(&t.mu)
+	return t
+}
+
+type slotKey struct{}
+
+// withSlot records a worker's slot in its context.
+func withSlot(ctx context.Context, slot int) context.Context {
+	return context.WithValue(ctx, slotKey{}, slot)
+}
+
+// slotOf returns the worker slot of ctx, -1 outside a worker.
+func slotOf(ctx context.Context) int {
+	if s, ok := ctx.Value(slotKey{}).(int); ok {
+		return s
+	}
+	return -1
+}
+
+// acquire waits for slot's turn.
+func (t *turns) acquire(slot int) {
+	t.mu.Lock()
+	for t.turn != slot {
+		t.cond.Wait()
+	}
+	t.mu.Unlock()
+}
+
+// release gives the turn to the next slot still working.
+func (t *turns) release(slot int) {
+	t.mu.Lock()
+	t.passLocked(slot)
+	t.mu.Unlock()
+}
+
+func (t *turns) passLocked(slot int) {
+	if t.turn != slot {
+		return
+	}
+	n := len(t.gone)
+	for i := 1; i <= n; i++ {
+		if next := (slot + i) % n; !t.gone[next] {
+			t.turn = next
+			break
+		}
+	}
+	t.cond.Broadcast()
+}
+
+// leave takes slot out of the ring (its worker is done), passing its turn.
+func (t *turns) leave(slot int) {
+	t.mu.Lock()
+	t.gone[slot] = true
+	t.passLocked(slot)
+	t.mu.Unlock()
+}
+
+// yield lets the other slots have their turns once.
+func (t *turns) yield(ctx context.Context) {
+	if slot := slotOf(ctx); slot >= 0 {
+		t.release(slot)
+		t.acquire(slot)
+	}
+}
+
+// pause gives up the turn of ctx's worker while it waits for the network;
+// resume takes it back. Both do nothing in a free-running crawl or outside
+// a worker.
+func (e *Engine) pause(ctx context.Context) {
+	if slot := slotOf(ctx); e.turns != nil && slot >= 0 {
+		e.turns.release(slot)
+	}
+}
+
+func (e *Engine) resume(ctx context.Context) {
+	if slot := slotOf(ctx); e.turns != nil && slot >= 0 {
+		e.turns.acquire(slot)
+	}
 }

@@ -29,6 +29,7 @@ type Setup struct {
 	// TestbedSeeds is the number of seed sites (default 10).
 	TestbedSeeds int
 	Logger       *slog.Logger
+	Reproducible bool
 }
 
 // Crawl is an assembled test crawl with the resources it owns.
@@ -99,7 +100,7 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 		return nil, err
 	}
 	c.Classifiers = cls
-	e, err := New(Options{Profile: s.Profile, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Seed: s.Seed},
+	e, err := New(Options{Profile: s.Profile, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Seed: s.Seed, Reproducible: s.Reproducible},
 		Deps{Store: db, Fetcher: c.Fetcher, Forms: cls.Forms, Pages: cls.Sites})
 	if err != nil {
 		return nil, err

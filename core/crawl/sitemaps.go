@@ -9,6 +9,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/frontier"
 	"github.com/dwcrawl/dwcrawl/core/sitemap"
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
 // sitemapFetcher is a Fetcher that also reads robots.txt's Sitemap: lines
@@ -98,5 +99,26 @@ func (x *siteExploration) pushSitemaps(ctx context.Context, lf *frontier.LinkFro
 		return nil
 	}
 	e.log.Debug("sitemap URLs queued", "site", x.site, "urls", n)
-	return e.count(tally{cSitemapURLs: int64(n)})
+	// a site entered again by a resumed run reads its sitemaps again (its
+	// in-site frontier is rebuilt); they are counted once, with the mark
+	// that says so in the same batch
+	key := append([]byte{sitemapSiteKey}, x.site...)
+	var done sitemapCount
+	if ok, err := e.db.GetJSON(store.TagCrawl, key, &done); err != nil || ok {
+		return err
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.PutJSON(store.TagCrawl, key, sitemapCount{URLs: n}); err != nil {
+		return err
+	}
+	if err := e.commit(b, &tally{cSitemapURLs: int64(n)}, e.db.SyncsWrites()); err != nil {
+		return fmt.Errorf("crawl: counting the sitemap URLs of %s: %w", x.site, err)
+	}
+	return nil
+}
+
+// sitemapCount is the mark of a site whose sitemap URLs are counted.
+type sitemapCount struct {
+	URLs int `json:"urls"`
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -335,9 +337,6 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	e := t.e
 	b := e.db.NewBatch()
 	defer b.Close()
-	if err := b.SetSite(rec); err != nil {
-		return err
-	}
 	t.mu.Lock()
 	k := t.known[rec.URL]
 	ev := k.data
@@ -346,6 +345,15 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	wasRelevant := k.redo && k.status == store.SiteRelevant
 	wasDeep := k.redo && k.deep
 	t.mu.Unlock()
+	// and keeps it: its forms are still recorded, even when this
+	// exploration ended before reaching them (the budget spent)
+	if wasRelevant {
+		rec.Status = store.SiteRelevant
+	}
+	rec.Deep = rec.Deep || wasDeep
+	if err := b.SetSite(rec); err != nil {
+		return err
+	}
 	var n tally
 	if (rec.Status == store.SiteRelevant || rec.Status == store.SiteCut) && !wasRelevant {
 		n.add(cRelSites, 1)
@@ -367,6 +375,7 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	}
 	t.mu.Lock()
 	k.explored, k.deep = true, rec.Deep
+	k.data = frontier.Evidence{} // read for the last time above
 	t.mu.Unlock()
 	if rec.Deep && t.smart && hv.Page != nil {
 		// site frequency: the sites a deep site links to count it (smartcrawler)
@@ -382,7 +391,12 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 			}
 		}
 	}
-	return t.queueSites(outs, rec.Deep && t.smart, nil)
+	if err := t.queueSites(outs, rec.Deep && t.smart, nil); err != nil {
+		return err
+	}
+	// its links are counted; it cannot become known later
+	t.rk.sf.Forget(rec.URL)
+	return nil
 }
 
 // queueSites pushes newly seen sites (and new evidence for queued ones)
@@ -414,7 +428,8 @@ func (t *twoStage) queueSites(outs []outLink, high bool, n *tally) error {
 	if err := e.commit(b, n, false); err != nil {
 		return fmt.Errorf("crawl: recording sites: %w", err)
 	}
-	for s := range touched {
+	// in a fixed order: the push order breaks ties between equal scores
+	for _, s := range slices.Sorted(maps.Keys(touched)) {
 		k := t.known[s]
 		ev := k.data // the frontier keeps its own copy
 		score := t.rk.site(s, ev.Anchor, ev.Around, ev.SF)

@@ -35,6 +35,10 @@ type pageRecord struct {
 	Forms   []formRecord `json:"forms,omitempty"`
 	Seq     int64        `json:"seq"` // page number in the crawl
 	Fetched time.Time    `json:"fetched"`
+	// Refetches counts the fetches of the URL before this one (failed
+	// pages retried by later runs): each spent a page of the budget and
+	// was counted in crawl.pages.
+	Refetches int `json:"refetches,omitempty"`
 }
 
 type linkRecord struct {
@@ -104,7 +108,7 @@ type stager func(b *store.Batch, v *visited, t *tally) error
 // failures are recorded and returned as a visited with a nil Page, never as
 // an error.
 func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra stager) (*visited, error) {
-	retried := false
+	retried, refetches := false, 0
 	if rec, ok, err := e.replay(u); err != nil {
 		return nil, err
 	} else if ok {
@@ -114,6 +118,7 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 			if retried, err = e.retryable(u); err != nil {
 				return nil, err
 			}
+			refetches = rec.Refetches + 1
 		}
 		if !retried {
 			v := recordToVisited(rec)
@@ -135,13 +140,40 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		e.releaseHost(canon.Host(u))
 		return &visited{URL: u, Site: site, Depth: depth, Replayed: true, Dup: true}, nil
 	}
+	// a claim lasts until the page is recorded (so the claims do not grow
+	// with the crawl): a worker that looked before that and claims after
+	// finds the record now
+	if rec, ok, err := e.replay(u); err != nil || (ok && !(retried && failedRecord(rec))) {
+		e.claimed.Delete(hash64(u))
+		e.releaseHost(canon.Host(u))
+		if err != nil {
+			return nil, err
+		}
+		e.stats.replayed.Add(1)
+		return recordToVisited(rec), nil
+	}
 	if !e.reserve() {
 		e.claimed.Delete(hash64(u))
 		e.releaseHost(canon.Host(u))
 		return nil, ErrBudget
 	}
 	rec := pageRecord{URL: u, Site: site, Parent: parent, Depth: depth, Fetched: time.Now()}
+	if retried {
+		rec.Refetches = refetches
+	}
+	e.pause(ctx)
 	resp, ferr := e.deps.Fetcher.Fetch(ctx, u)
+	var p *page.Page
+	var perr error
+	if ferr == nil {
+		base := resp.URL
+		if base == "" {
+			base = u
+		}
+		bu, _ := url.Parse(base)
+		p, perr = page.Parse(resp.Body, "text/html; charset=utf-8", bu)
+	}
+	e.resume(ctx)
 	if ferr != nil && ctx.Err() != nil {
 		// cancelled mid-fetch: the page stays in flight and is fetched on resume
 		e.budget.Add(-1)
@@ -161,12 +193,6 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		rec.Err, v.errText = causeOf(ferr), ferr.Error()
 		e.log.Debug("fetch failed", "url", u, "cause", rec.Err, "err", ferr)
 	} else {
-		base := resp.URL
-		if base == "" {
-			base = u
-		}
-		bu, _ := url.Parse(base)
-		p, perr := page.Parse(resp.Body, "text/html; charset=utf-8", bu)
 		if perr != nil {
 			rec.Err, v.errText = "parse", perr.Error()
 		} else {
@@ -176,7 +202,9 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		}
 	}
 	rec.Seq = e.seq.Add(1)
-	if err := e.record(&rec, v, extra); err != nil {
+	err := e.record(&rec, v, extra)
+	e.claimed.Delete(hash64(u))
+	if err != nil {
 		return nil, err
 	}
 	return v, nil

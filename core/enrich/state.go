@@ -61,7 +61,7 @@ type Journal struct {
 
 // OpenJournal opens (or creates) the run's store directory.
 func OpenJournal(dir string) (*Journal, error) {
-	db, err := store.Open(dir, store.Options{})
+	db, err := store.Open(dir, store.Options{Kind: store.KindEnrich})
 	if err != nil {
 		return nil, err
 	}

@@ -128,6 +128,16 @@ func (s *SiteFrequency) MarkKnown(source string) {
 	}
 }
 
+// Forget drops what source links to, keeping the frequencies it already
+// gave: call it once source's links are all recorded and it can no longer
+// become known (an explored site), so the table does not grow with every
+// site seen.
+func (s *SiteFrequency) Forget(source string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.out, source)
+}
+
 // Known reports whether source was marked known.
 func (s *SiteFrequency) Known(source string) bool {
 	s.mu.Lock()

@@ -47,6 +47,13 @@ type CrawlOptions struct {
 	// PriorDir is an earlier crawl directory whose deep sites initialise the
 	// rankers (incremental site prioritizing).
 	PriorDir string
+	// Reproducible makes the crawl reproducible page for page with several
+	// workers (crawl.Options.Reproducible), its randomness seeded by Seed.
+	Reproducible bool
+	// ContinueAs continues a crawl directory recorded with another
+	// profile, strategy or web as this crawl (recording it); without it
+	// such a directory is refused (ErrOtherCrawl).
+	ContinueAs bool
 	// NoSync writes batches without fsync (benchmarks).
 	NoSync   bool
 	Logger   *slog.Logger
@@ -133,7 +140,7 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	var err error
 	db, c.sharedDB = s.DB, s.DB != nil
 	if db == nil {
-		if db, err = store.Open(s.Dir, store.Options{NoSync: s.NoSync, Logger: s.Logger}); err != nil {
+		if db, err = openCrawlDir(s); err != nil {
 			return nil, err
 		}
 	}
@@ -169,6 +176,9 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 			}
 			c.server = srv
 			addr = srv.Addr
+			// the search engine's index (read from the cache, ~0.2 s)
+			// loads while the classifiers do, not at the first reverse search
+			go s.Web.Prepare()
 		}
 		fo = simweb.FetchOptions(fo, s.Web, addr)
 		if err := db.SetTestbed(s.Web.Config().JSON()); err != nil {
@@ -217,14 +227,14 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		}
 	}
 	if s.PriorDir != "" {
-		prior, err := store.Open(s.PriorDir, store.Options{Logger: s.Logger})
+		prior, err := store.OpenReadOnly(s.PriorDir, store.Options{Logger: s.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("crawl: opening prior crawl: %w", err)
 		}
 		c.prior = prior
 		deps.Prior = prior
 	}
-	e, err := crawl.New(crawl.Options{Profile: p, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Progress: s.Progress, Seed: s.Seed}, deps)
+	e, err := crawl.New(crawl.Options{Profile: p, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Progress: s.Progress, Seed: s.Seed, Reproducible: s.Reproducible}, deps)
 	if err != nil {
 		return nil, err
 	}

@@ -108,8 +108,9 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	}
 	db := opt.DB
 	if db == nil {
+		// a form a crawl found is surfaced into the crawl's directory
 		var err error
-		if db, err = store.Open(opt.Dir, store.Options{}); err != nil {
+		if db, err = store.Open(opt.Dir, store.Options{Kind: store.KindSurface, AlsoKinds: []string{store.KindCrawl}}); err != nil {
 			return nil, err
 		}
 		defer db.Close()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
@@ -59,9 +60,19 @@ func WebData(w *simweb.Web) string {
 }
 
 // ServeWeb serves the web on addr until ctx is cancelled, printing where
-// and how to reach it on out.
-func ServeWeb(ctx context.Context, w *simweb.Web, addr string, proxy bool, out io.Writer) error {
-	srv, err := w.Listen(addr, simweb.ServeOptions{Proxy: proxy})
+// and how to reach it on out. requestLog, when not "", is a file that gets
+// one line per request (see simweb.ServeOptions.RequestLog).
+func ServeWeb(ctx context.Context, w *simweb.Web, addr string, proxy bool, requestLog string, out io.Writer) error {
+	opt := simweb.ServeOptions{Proxy: proxy}
+	if requestLog != "" {
+		f, err := os.Create(requestLog)
+		if err != nil {
+			return fmt.Errorf("testbed serve: request log: %w", err)
+		}
+		defer f.Close()
+		opt.RequestLog = f
+	}
+	srv, err := w.Listen(addr, opt)
 	if err != nil {
 		return err
 	}

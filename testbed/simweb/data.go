@@ -41,6 +41,9 @@ type Data struct {
 	Cities []City
 	// Warnings lists data problems that were skipped.
 	Warnings []string
+	// key identifies the data's content for caches derived from it ("" when
+	// unknown: nothing derived is cached).
+	key string
 }
 
 // Topic is a target domain or an off-topic category.

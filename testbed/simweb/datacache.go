@@ -151,7 +151,11 @@ func dataCacheKey(dir string) (string, error) {
 func loadDataCached(dir string) (*Data, error) {
 	cdir := dataCacheDir()
 	if dir == "" || cdir == "" {
-		return loadData(dir)
+		d, err := loadData(dir)
+		if d != nil && dir == "" {
+			d.key = "builtin"
+		}
+		return d, err
 	}
 	key, err := dataCacheKey(dir)
 	if err != nil {
@@ -161,13 +165,16 @@ func loadDataCached(dir string) (*Data, error) {
 	if b, err := os.ReadFile(file); err == nil {
 		var c cachedData
 		if gob.NewDecoder(bytes.NewReader(b)).Decode(&c) == nil && c.Version == dataCacheVersion {
-			return c.data(dir), nil
+			d := c.data(dir)
+			d.key = key
+			return d, nil
 		}
 	}
 	d, err := loadData(dir)
 	if err != nil {
 		return nil, err
 	}
+	d.key = key
 	var buf bytes.Buffer
 	if gob.NewEncoder(&buf).Encode(toCached(d)) == nil && os.MkdirAll(cdir, 0o755) == nil {
 		tmp, err := os.CreateTemp(cdir, "simweb-data-*.tmp")

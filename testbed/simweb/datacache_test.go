@@ -34,6 +34,10 @@ func TestDataCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if first.key == "" || first.key != second.key {
+		t.Errorf("data keys %q and %q", first.key, second.key)
+	}
+	direct.key = first.key
 	if !reflect.DeepEqual(direct, first) || !reflect.DeepEqual(direct, second) {
 		t.Error("data read through the cache differs from the directory's")
 	}
@@ -81,6 +85,7 @@ func TestDataCacheSharedData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	direct.key = cached.key
 	if !reflect.DeepEqual(direct, cached) {
 		t.Error("shared data read through the cache differs")
 	}

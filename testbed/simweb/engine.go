@@ -54,46 +54,72 @@ type SearchHit struct {
 }
 
 func (w *Web) engine() *engineIndex {
-	w.engOne.Do(func() { w.eng = w.buildEngine() })
+	w.engOne.Do(func() { w.eng = w.loadEngine() })
 	return w.eng
 }
 
-// buildEngine indexes every page of every site; it runs once, on the first
-// query, and takes a few seconds for a 100k-page web.
+// buildEngine indexes every page of every site; it takes a few seconds for
+// a web of 300k pages (see loadEngine for the cache).
 func (w *Web) buildEngine() *engineIndex {
 	e := &engineIndex{terms: map[string][]int32{}, inlinks: map[string][]int32{}, siteOff: make([]int32, len(w.sites)+1)}
+	var pi pageIndex
 	for id := range w.sites {
 		s := w.buildSite(int32(id))
 		e.siteOff[id] = int32(len(e.pages))
 		hostTerms := text.Tokenize(s.h.host)
 		for pid := range s.pages {
-			p := &s.pages[pid]
 			n := int32(len(e.pages))
-			e.pages = append(e.pages, engPage{site: int32(id), pid: int32(pid), depth: p.depth,
-				rank: float32(s.h.pop / (1 + float64(p.depth)))})
-			seen := map[string]bool{}
-			add := func(toks []string) {
-				for _, t := range toks {
-					if len(t) > 1 && !text.IsStop(t) && !seen[t] {
-						seen[t] = true
-						e.terms[t] = append(e.terms[t], n)
-					}
-				}
+			e.pages = append(e.pages, w.engPage(s, int32(pid)))
+			w.indexPage(&pi, s, int32(pid), hostTerms)
+			for _, t := range pi.terms {
+				e.terms[t] = append(e.terms[t], n)
 			}
-			add(hostTerms)
-			add(text.Tokenize(p.path))
-			add(text.Tokenize(w.pageTitle(s, int32(pid))))
-			add(w.keywords(s, int32(pid)))
-			for _, l := range w.externalLinks(s, int32(pid)) {
-				if l.fault != "broken" {
-					u := w.extTargetURL(l)
-					e.inlinks[u] = append(e.inlinks[u], n)
-				}
+			for _, u := range pi.inlinks {
+				e.inlinks[u] = append(e.inlinks[u], n)
 			}
 		}
 	}
 	e.siteOff[len(w.sites)] = int32(len(e.pages))
 	return e
+}
+
+func (w *Web) engPage(s *site, pid int32) engPage {
+	p := &s.pages[pid]
+	return engPage{site: s.h.id, pid: pid, depth: p.depth, rank: float32(s.h.pop / (1 + float64(p.depth)))}
+}
+
+// pageIndex is what the engine indexes of one page: its distinct terms
+// (host, path, title, keywords) and the targets of its out-of-site links.
+type pageIndex struct {
+	terms, inlinks []string
+	seen           map[string]bool
+}
+
+// indexPage fills pi with page pid of s.
+func (w *Web) indexPage(pi *pageIndex, s *site, pid int32, hostTerms []string) {
+	if pi.seen == nil {
+		pi.seen = map[string]bool{}
+	}
+	clear(pi.seen)
+	pi.terms, pi.inlinks = pi.terms[:0], pi.inlinks[:0]
+	add := func(toks []string) {
+		for _, t := range toks {
+			if len(t) > 1 && !text.IsStop(t) && !pi.seen[t] {
+				pi.seen[t] = true
+				pi.terms = append(pi.terms, t)
+			}
+		}
+	}
+	p := &s.pages[pid]
+	add(hostTerms)
+	add(text.Tokenize(p.path))
+	add(text.Tokenize(w.pageTitle(s, pid)))
+	add(w.keywords(s, pid))
+	for _, l := range w.externalLinks(s, pid) {
+		if l.fault != "broken" {
+			pi.inlinks = append(pi.inlinks, w.extTargetURL(l))
+		}
+	}
 }
 
 // EngineSearch runs a query on the search engine, as /search does (without

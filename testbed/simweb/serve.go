@@ -442,3 +442,53 @@ func sortedQuery(q url.Values) string {
 	}
 	return b.String()
 }
+
+// FaultKinds lists the faults Fault names: page faults (FaultConfig's
+// per-page rates) and the link faults whose requests reach a site.
+var FaultKinds = []string{"error", "flaky", "slow", "reset", "oversize", "malformed", "not-found", "loop"}
+
+// Fault names the fault the web answers a request of u with ("" for none),
+// for the benchmarks that count faulty responses on the server's side:
+// a page's "error" (500), "flaky" (503), "slow", "reset", "oversize" or
+// "malformed"; "not-found" for a broken link's missing page (404);
+// "loop" for a redirect loop. "flaky" and "reset" fault only on the first
+// request of a URL: the caller counts requests.
+func (w *Web) Fault(u *url.URL) string {
+	host := strings.ToLower(u.Host)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	id, ok := w.hostIdx[host]
+	if !ok {
+		return ""
+	}
+	s := w.site(id)
+	path := u.Path
+	if i := strings.Index(path, ";"); i >= 0 {
+		path = path[:i]
+	}
+	switch {
+	case strings.HasPrefix(path, "/loop/"):
+		return "loop"
+	case strings.HasPrefix(path, "/r/"), strings.HasPrefix(path, "/forms/"), path == "/robots.txt":
+		return ""
+	}
+	if last := path[strings.LastIndex(path, "/")+1:]; strings.HasPrefix(last, "missing-") || strings.HasPrefix(last, "gone-") {
+		return "not-found"
+	}
+	q := u.Query()
+	for k := range q {
+		if contains(sessionParams, strings.ToLower(k)) {
+			q.Del(k)
+		}
+	}
+	k := path
+	if len(q) > 0 {
+		k += "?" + q.Encode()
+	}
+	pid, ok := s.byPath[k]
+	if !ok {
+		return ""
+	}
+	return w.pageFault(s, pid)
+}

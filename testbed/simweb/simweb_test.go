@@ -500,7 +500,11 @@ func TestFaults(t *testing.T) {
 				s := w.site(id)
 				for pid := range s.pages {
 					if p := s.pages[pid]; !p.onPath && p.kind != pkHome && n < 12 {
-						tc.check(t, w, c, w.pageURL(s, int32(pid)))
+						u := w.pageURL(s, int32(pid))
+						if pu, _ := url.Parse(u); w.Fault(pu) != tc.name && !(tc.name == "malformed" && p.kind == pkForm) {
+							t.Errorf("Fault(%s) = %q, want %q", u, w.Fault(pu), tc.name)
+						}
+						tc.check(t, w, c, u)
 						n++
 					}
 				}
@@ -520,6 +524,11 @@ func TestFaults(t *testing.T) {
 		}
 		if _, err := c.Get(home + "loop/1/a"); err == nil || !strings.Contains(err.Error(), "redirects") {
 			t.Errorf("redirect loop: %v", err)
+		}
+		for path, want := range map[string]string{"r/3/about.html": "", "loop/1/a": "loop", "about/missing-12ab.html": "not-found", "gone-3f.html": "not-found", "robots.txt": ""} {
+			if u, _ := url.Parse(home + path); w.Fault(u) != want {
+				t.Errorf("Fault(%s) = %q, want %q", u, w.Fault(u), want)
+			}
 		}
 	})
 	t.Run("calendar", func(t *testing.T) {

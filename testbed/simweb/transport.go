@@ -210,6 +210,26 @@ type ServeOptions struct {
 	// the server works as an HTTP forward proxy for browsers and curl -x.
 	// CONNECT (https) is refused.
 	Proxy bool
+	// RequestLog, when set, receives one line per request as it arrives:
+	// "METHOD http://HOST/PATH?QUERY" (the server's side of the count of
+	// pages fetched: a crawler's duplicates show there).
+	RequestLog io.Writer
+}
+
+// logRequests writes each request's method and absolute URL to w.
+func logRequests(h http.Handler, w io.Writer) http.Handler {
+	var mu sync.Mutex
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if r.URL.IsAbs() {
+			host = r.URL.Host
+		}
+		line := r.Method + " http://" + host + r.URL.RequestURI() + "\n"
+		mu.Lock()
+		io.WriteString(w, line)
+		mu.Unlock()
+		h.ServeHTTP(rw, r)
+	})
 }
 
 // Server is the web served on a TCP listener.
@@ -233,6 +253,9 @@ func (w *Web) Listen(addr string, opt ServeOptions) (*Server, error) {
 		h = proxyHandler(h)
 	} else {
 		h = originHandler(h)
+	}
+	if opt.RequestLog != nil {
+		h = logRequests(h, opt.RequestLog)
 	}
 	s := &Server{Addr: ln.Addr().String(), ln: ln, done: make(chan struct{}),
 		srv: &http.Server{Handler: h, ReadHeaderTimeout: time.Minute}}
