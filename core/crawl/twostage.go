@@ -346,8 +346,9 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	wasDeep := k.redo && k.deep
 	t.mu.Unlock()
 	// and keeps it: its forms are still recorded, even when this
-	// exploration ended before reaching them (the budget spent)
-	if wasRelevant {
+	// exploration ended before reaching them (the budget spent); a site
+	// the budget cut again stays cut, so the next run resumes it
+	if wasRelevant && rec.Status != store.SiteCut {
 		rec.Status = store.SiteRelevant
 	}
 	rec.Deep = rec.Deep || wasDeep

@@ -53,11 +53,12 @@ func CheckCounters(db *store.DB) ([]string, error) {
 	twoStage := false
 	if err := db.ScanSites(func(s store.Site) error {
 		switch s.Status {
-		case store.SiteExploring, store.SiteVisited, store.SiteRelevant, store.SiteIrrelevant, store.SiteFailed:
-			twoStage = twoStage || s.Status == store.SiteExploring || s.Status == store.SiteRelevant || s.Status == store.SiteIrrelevant
+		case store.SiteExploring, store.SiteVisited, store.SiteRelevant, store.SiteCut, store.SiteIrrelevant, store.SiteFailed:
+			twoStage = twoStage || s.Status == store.SiteExploring || s.Status == store.SiteRelevant || s.Status == store.SiteCut || s.Status == store.SiteIrrelevant
 			got.add(cSites, 1)
 		}
-		if s.Status == store.SiteRelevant {
+		// a site the budget cut is relevant, its exploration to be resumed
+		if s.Status == store.SiteRelevant || s.Status == store.SiteCut {
 			got.add(cRelSites, 1)
 		}
 		if s.Deep {
