@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/dwcrawl/dwcrawl/cluster"
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/internal/app"
@@ -22,7 +23,11 @@ func init() {
 		Description: `Crawls from the profile's seeds with the chosen strategy and records every
 searchable form in the crawl directory. Stop it with ^C and run it again to resume.
 With --testbed the crawl runs offline against the simulated web: seeds come from
-its sites of the profile's domain and reverse search goes to its search engine.`,
+its sites of the profile's domain and reverse search goes to its search engine.
+With --nats the crawl runs on a NATS JetStream cluster: this command coordinates it
+(site frontier, learning, budget, counters, all kept in --dir too) and the workers
+started with dwcrawl worker --nats URL explore its sites; --workers is then the number
+of sites out with the workers at once (default 16). Running it again resumes.`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "testbed", Usage: "crawl the embedded simulated web instead of the real web"},
 			&cli.StringFlag{Name: "strategy", Usage: "smartcrawler, scdi, ache or bestfirst (default: the profile's)"},
@@ -35,6 +40,9 @@ its sites of the profile's domain and reverse search goes to its search engine.`
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format: text or json"},
 			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "log level: debug, info, warn, error"},
 			&cli.BoolFlag{Name: "json", Usage: "print the final summary as JSON"},
+			&cli.DurationFlag{Name: "delay", Usage: "per-host politeness delay (default: the profile's; none with --testbed)"},
+			&cli.StringFlag{Name: "nats", Usage: "run the crawl on the NATS JetStream cluster at `URL` (workers: dwcrawl worker --nats URL)"},
+			&cli.StringFlag{Name: "crawl", Usage: "the crawl's `NAME` on the cluster (default: the profile's name)"},
 		}, webFlags()...),
 		Action: runCmd,
 	})
@@ -78,7 +86,8 @@ func runCmd(c *cli.Context) error {
 		dir = store.DefaultDir(p.Name)
 	}
 	s := app.CrawlOptions{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
-		Pages: c.Int("pages"), AllowPrivate: c.Bool("allow-private"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed")}
+		Pages: c.Int("pages"), AllowPrivate: c.Bool("allow-private"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed"),
+		Delay: c.Duration("delay")}
 	if c.Bool("testbed") {
 		w, err := loadWeb(c)
 		if err != nil {
@@ -90,6 +99,12 @@ func runCmd(c *cli.Context) error {
 		}
 	}
 	s.Reverse = app.Reverse(p, s.Web != nil, pluginDirs(c), log)
+	if c.String("nats") != "" {
+		return runCluster(c, s, dir)
+	}
+	if c.IsSet("crawl") {
+		return errExit{2, errors.New("--crawl names a crawl on a cluster: give --nats too")}
+	}
 	live := isTerminal(os.Stderr) && !c.Bool("json")
 	if live {
 		s.Progress = func(sn crawl.Snapshot) {
@@ -120,6 +135,50 @@ func runCmd(c *cli.Context) error {
 		return runErr
 	}
 	return closeErr
+}
+
+// runCluster runs the crawl s on the cluster at --nats, this process
+// coordinating it, with the same status line, summary and exit codes as a
+// single-machine run.
+func runCluster(c *cli.Context, s app.CrawlOptions, dir string) error {
+	url := c.String("nats")
+	o := app.ClusterRunOptions{CrawlOptions: s, NATS: url, Name: c.String("crawl")}
+	if !c.IsSet("workers") {
+		o.Workers = 0 // the cluster's default window
+	}
+	live := isTerminal(os.Stderr) && !c.Bool("json")
+	if live {
+		o.Progress = func(sn crawl.Snapshot, workers int) {
+			fmt.Fprintf(os.Stderr, "\r\033[K%s · workers %d", sn.StatusLine(), workers)
+		}
+	}
+	var name string
+	o.OnStart = func(spec cluster.Spec) {
+		name = spec.Name
+		fmt.Fprintf(os.Stderr, "dwcrawl: crawl %s on %s (%s, strategy %s), coordinated from %s; workers: dwcrawl worker --nats %s\n",
+			spec.Name, url, s.DescribeWeb(), spec.Strategy, dir, url)
+	}
+	sn, runErr := app.ClusterRun(c.Context, o)
+	if live {
+		fmt.Fprintln(os.Stderr)
+	}
+	if name == "" && runErr != nil {
+		return runErr
+	}
+	if c.Bool("json") {
+		writeJSON(c.App.Writer, sn)
+	} else {
+		fmt.Fprint(c.App.Writer, sn.Summary())
+		fmt.Fprintf(c.App.Writer, "forms: dwcrawl forms --nats %s --crawl %s\n", url, name)
+	}
+	if runErr != nil {
+		if errors.Is(runErr, c.Context.Err()) {
+			fmt.Fprintf(os.Stderr, "dwcrawl: stopped; run the same command again to resume\n")
+			return errExit{130, runErr}
+		}
+		return runErr
+	}
+	return nil
 }
 
 // pluginDirs is the --plugins directory, as a list.

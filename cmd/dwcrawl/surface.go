@@ -25,7 +25,7 @@ func init() {
 			"keyword/htmlform. Every query is journaled in DIR: run the same command again (with a larger\n" +
 			"--budget, which counts all the queries of the source) to continue. `dwcrawl docs --dir DIR`\n" +
 			"exports the records.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "interface", Usage: "keyword interface: a Lua keyword plugin (`SPEC` keyword/NAME?var=value) or the http(s) URL of a JSON search API"},
 			&cli.StringFlag{Name: "form", Usage: "`FORM_ID` of a searchable form discovered by the crawl in --dir"},
 			&cli.StringFlag{Name: "dir", Usage: "crawl `DIR`: where the harvest is stored and resumed (and --form is looked up)", Required: true},
@@ -45,7 +45,7 @@ func init() {
 			&cli.StringSliceFlag{Name: "plugins", Usage: "user plugin `DIR` searched before the bundled plugins (repeatable)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on stderr"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
-		},
+		}, clusterBudgetFlags...),
 		Action: runSurface,
 	})
 }
@@ -68,6 +68,12 @@ func runSurface(c *cli.Context) error {
 	if !c.Bool("quiet") {
 		opt.Progress = c.App.ErrWriter
 	}
+	gate, closeBudget, err := clusterBudget(c)
+	if err != nil {
+		return err
+	}
+	defer closeBudget()
+	opt.Gate = gate
 	sum, herr := app.Surface(c.Context, opt)
 	if sum == nil {
 		return herr

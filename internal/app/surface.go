@@ -66,6 +66,9 @@ type SurfaceOptions struct {
 	// DB, when set, is the store of Dir already open (a server shares one
 	// handle between a job and its readers); Surface leaves it open.
 	DB *store.DB
+	// Gate, when set, wraps the keyword interface (a cluster's shared query
+	// budget: cluster.QueryBudget.Searcher).
+	Gate func(keyword.Searcher) keyword.Searcher
 }
 
 // SurfaceSummary is what a surfacing run reports.
@@ -102,6 +105,9 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 		return nil, err
 	}
 	defer src.close()
+	if opt.Gate != nil {
+		src.searcher = opt.Gate(src.searcher)
+	}
 	k := opt.K
 	if k == 0 {
 		k = src.k

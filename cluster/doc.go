@@ -1,0 +1,2 @@
+// Package cluster is dwcrawl's distributed mode on NATS JetStream.
+package cluster
