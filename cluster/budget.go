@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,6 +121,16 @@ func (b *pageBudget) Exhausted() bool {
 	lease := b.lease
 	b.mu.Unlock()
 	return lease == 0 && b.used.Load() >= limit
+}
+
+// refresh reads the shared counter (the watcher's view may lag, or have
+// stopped while the server was away).
+func (b *pageBudget) refresh(ctx context.Context) error {
+	n, err := b.c.PagesReserved(ctx, strings.TrimPrefix(b.key, "pages."))
+	if err == nil {
+		b.observe(n)
+	}
+	return err
 }
 
 // observe records the counter's value (a watcher's update).

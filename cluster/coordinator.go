@@ -113,7 +113,7 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 	go func() { defer bg.Done(); budget.watch(bgCtx) }()
 	go func() {
 		defer bg.Done()
-		c.publishStatus(bgCtx, name, e, &workers)
+		c.publishStatus(bgCtx, name, e, &workers, budget)
 	}()
 	go func() {
 		defer bg.Done()
@@ -126,7 +126,7 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 			cancel(err)
 			return
 		}
-		if err := c.consumeResults(bgCtx, name, e, log); err != nil && bgCtx.Err() == nil {
+		if err := c.consumeResults(bgCtx, name, e, budget, log); err != nil && bgCtx.Err() == nil {
 			cancel(err)
 		}
 	}()
@@ -170,13 +170,13 @@ func (c *Conn) afterRestore(ctx context.Context, name string, e *crawl.Engine) e
 // coordinator's engine in stream order, publishes the forms it records and
 // what it learns, and acknowledges each message once applied: a message is
 // applied at least once, and applying one twice changes nothing.
-func (c *Conn) consumeResults(ctx context.Context, name string, e *crawl.Engine, log *slog.Logger) error {
+func (c *Conn) consumeResults(ctx context.Context, name string, e *crawl.Engine, budget *pageBudget, log *slog.Logger) error {
 	var cons jetstream.Consumer
 	err := c.do(ctx, func(ctx context.Context) error {
 		var err error
 		cons, err = c.js.CreateOrUpdateConsumer(ctx, StreamResults, jetstream.ConsumerConfig{Durable: "coord_" + name,
 			Description: "dwcrawl coordinator of " + name, FilterSubject: "dwcrawl.*." + name + ".*",
-			AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second, MaxDeliver: -1, MaxAckPending: 4096,
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: 10 * time.Second, MaxDeliver: -1, MaxAckPending: 4096,
 			DeliverPolicy: jetstream.DeliverAllPolicy})
 		return err
 	})
@@ -191,7 +191,7 @@ func (c *Conn) consumeResults(ctx context.Context, name string, e *crawl.Engine,
 			continue
 		}
 		for msg := range batch.Messages() {
-			if err := c.apply(ctx, name, e, msg, log); err != nil {
+			if err := c.apply(ctx, name, e, budget, msg, log); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -207,7 +207,7 @@ func (c *Conn) consumeResults(ctx context.Context, name string, e *crawl.Engine,
 }
 
 // apply applies one result message.
-func (c *Conn) apply(ctx context.Context, name string, e *crawl.Engine, msg jetstream.Msg, log *slog.Logger) error {
+func (c *Conn) apply(ctx context.Context, name string, e *crawl.Engine, budget *pageBudget, msg jetstream.Msg, log *slog.Logger) error {
 	kind, _, _ := subjectCrawl(msg.Subject())
 	switch kind {
 	case "page":
@@ -244,6 +244,10 @@ func (c *Conn) apply(ctx context.Context, name string, e *crawl.Engine, msg jets
 			log.Warn("dropping a bad outcome message", "subject", msg.Subject(), "err", err)
 			return nil
 		}
+		if o.Unexplored {
+			// the budget is spent: stop dispatching now
+			budget.refresh(ctx)
+		}
 		a, err := e.ApplyOutcome(ctx, o)
 		if err != nil {
 			return err
@@ -268,11 +272,13 @@ func (c *Conn) apply(ctx context.Context, name string, e *crawl.Engine, msg jets
 	return nil
 }
 
-// publishStatus keeps stats.<crawl> and the live worker count current.
-func (c *Conn) publishStatus(ctx context.Context, name string, e *crawl.Engine, workers *atomic.Int64) {
+// publishStatus keeps stats.<crawl>, the live worker count and the view of
+// the page budget current.
+func (c *Conn) publishStatus(ctx context.Context, name string, e *crawl.Engine, workers *atomic.Int64, budget *pageBudget) {
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {
+		budget.refresh(ctx)
 		if ws, err := c.LiveWorkers(ctx); err == nil {
 			workers.Store(int64(len(ws)))
 		}

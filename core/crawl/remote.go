@@ -338,9 +338,15 @@ func (e *Engine) ImportPage(ctx context.Context, p PageResult) (Imported, error)
 	if rec.URL == "" {
 		return im, fmt.Errorf("crawl: page record of %q has no URL", p.URL)
 	}
+	// the coordinator's own visit of the page (reverse search) may be in
+	// flight: it records the page, not this import
+	_, claimed := e.claimed.LoadOrStore(hash64(rec.URL), struct{}{})
 	prev, ok, err := e.replay(rec.URL)
 	if err != nil {
 		return im, err
+	}
+	if !ok && claimed {
+		return im, nil
 	}
 	if ok {
 		if im.Forms, err = e.recordedForms(prev); err != nil {
