@@ -81,7 +81,6 @@ func TestPageBudget(t *testing.T) {
 	}
 }
 
-
 // TestPageBudgetGiveBack checks that an engine closing with an unused
 // lease returns it to the crawl.
 func TestPageBudgetGiveBack(t *testing.T) {

@@ -426,4 +426,3 @@ func TestClusterProcessesKill9(t *testing.T) {
 		t.Error("no site of the killed worker was redelivered")
 	}
 }
-

@@ -70,7 +70,7 @@ type Conn struct {
 	bo  *retry.Backoff
 	id  string
 
-	sites, results, forms            jetstream.Stream
+	sites, results, forms             jetstream.Stream
 	crawls, state, budgets, workersKV jetstream.KeyValue
 }
 
