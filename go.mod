@@ -19,6 +19,7 @@ require (
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/net v0.62.0
 	golang.org/x/text v0.43.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 )
 

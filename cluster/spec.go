@@ -37,10 +37,15 @@ type Spec struct {
 	TestbedSeeds int             `json:"testbed_seeds,omitempty"`
 	// Delay, when positive, is the per-host politeness delay (over the
 	// profile's, and over the testbed's none).
-	Delay        time.Duration `json:"delay,omitempty"`
-	AllowPrivate bool          `json:"allow_private,omitempty"`
-	State        string        `json:"state"`
-	Updated      time.Time     `json:"updated"`
+	Delay time.Duration `json:"delay,omitempty"`
+	// AllowPrivate, Resolve, Proxy and Headers are the network options of
+	// the crawl's fetches, the same on every worker.
+	AllowPrivate bool      `json:"allow_private,omitempty"`
+	Resolve      []string  `json:"resolve,omitempty"`
+	Proxy        string    `json:"proxy,omitempty"`
+	Headers      []string  `json:"headers,omitempty"`
+	State        string    `json:"state"`
+	Updated      time.Time `json:"updated"`
 }
 
 // PutSpec registers (or updates) a crawl.

@@ -24,7 +24,10 @@ func init() {
 			"JSON search API; --form drives a searchable form the crawl in DIR discovered, through\n" +
 			"keyword/htmlform. Every query is journaled in DIR: run the same command again (with a larger\n" +
 			"--budget, which counts all the queries of the source) to continue. `dwcrawl docs --dir DIR`\n" +
-			"exports the records.",
+			"exports the records. The coverage estimate (records downloaded / estimated database size) comes\n" +
+			"with a 90% interval and the estimator's name (stratified Schnabel capture–recapture over the\n" +
+			"queries' match sets; `exact` when the interface reports its size); an interface that hides its\n" +
+			"totals and cuts every answer gets a few size probes (--no-probe turns them off).",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "interface", Usage: "keyword interface: a Lua keyword plugin (`SPEC` keyword/NAME?var=value) or the http(s) URL of a JSON search API"},
 			&cli.StringFlag{Name: "form", Usage: "`FORM_ID` of a searchable form discovered by the crawl in --dir"},
@@ -43,9 +46,11 @@ func init() {
 			&cli.BoolFlag{Name: "keep-stopwords", Usage: "issue stop words too (default: as the plugin declares; hiddendb ignores them)"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the random policy"},
 			&cli.StringSliceFlag{Name: "plugins", Usage: "user plugin `DIR` searched before the bundled plugins (repeatable)"},
+			&cli.BoolFlag{Name: "no-probe", Usage: "no size probes (queries spent on the coverage estimate when the interface hides its totals)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on stderr"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
-		}, clusterBudgetFlags...),
+			&cli.StringFlag{Name: "warc", Usage: "archive every HTTP exchange of the interface (request and response records) as WARC 1.1 files in `DIR`"},
+		}, append(netFlags(), clusterBudgetFlags...)...),
 		Action: runSurface,
 	})
 }
@@ -63,7 +68,8 @@ func runSurface(c *cli.Context) error {
 		Policy: c.String("policy"), Budget: c.Int("budget"), CostBudget: c.Float64("cost-budget"),
 		Select: sel, Words: words, First: c.String("first"), K: c.Int("k"),
 		MaxPages: c.Int("max-pages"), MaxRequests: c.Int("max-requests"), KeepStopWords: c.Bool("keep-stopwords"),
-		Seed: c.Int64("seed"), PluginDirs: c.StringSlice("plugins"),
+		Seed: c.Int64("seed"), PluginDirs: c.StringSlice("plugins"), Net: netOptions(c), WARC: c.String("warc"),
+		NoProbe: c.Bool("no-probe"),
 	}
 	if !c.Bool("quiet") {
 		opt.Progress = c.App.ErrWriter
@@ -85,9 +91,15 @@ func runSurface(c *cli.Context) error {
 	} else {
 		fmt.Fprintf(c.App.Writer, "%s: %d queries, %d records, cost %g", sum.Source, sum.Queries, sum.Docs, sum.Cost)
 		if sum.Coverage != nil {
-			fmt.Fprintf(c.App.Writer, ", estimated size %.0f (coverage %.1f%%)", *sum.EstSize, 100**sum.Coverage)
+			fmt.Fprintf(c.App.Writer, ", estimated size %.0f (coverage %.1f%%, %.0f%% interval %.1f–%.1f%%, %s)",
+				*sum.EstSize, 100**sum.Coverage, 100*sum.CoverageLevel, 100**sum.CoverageLow, 100**sum.CoverageHigh, sum.Estimator)
+		} else {
+			fmt.Fprintf(c.App.Writer, ", coverage not estimated yet (estimator %s)", sum.Estimator)
 		}
 		fmt.Fprintf(c.App.Writer, "\nrecords stored in %s; export with: dwcrawl docs --dir %s --source %q\n", sum.Dir, sum.Dir, sum.Source)
+		if sum.WARC != nil {
+			fmt.Fprintf(c.App.Writer, "warc: %s\n", sum.WARC)
+		}
 	}
 	return herr
 }

@@ -163,6 +163,8 @@ type Engine struct {
 	siteP sync.Map
 	// coord is set on a coordinator (Deps.Dispatcher).
 	coord *coordination
+	// seedPages are the URLs that stand for the seeds (failure records).
+	seedPages map[string]bool
 }
 
 // New checks the options and prepares an engine over deps.Store.
@@ -204,7 +206,8 @@ func New(opt Options, deps Deps) (*Engine, error) {
 	if opt.ProgressInterval <= 0 {
 		opt.ProgressInterval = time.Second
 	}
-	e := &Engine{opt: opt, prof: opt.Profile, deps: deps, db: deps.Store, log: opt.Logger, limit: int64(opt.Pages)}
+	e := &Engine{opt: opt, prof: opt.Profile, deps: deps, db: deps.Store, log: opt.Logger, limit: int64(opt.Pages),
+		seedPages: seedPageSet(opt.Seeds)}
 	if deps.Dispatcher != nil {
 		if opt.Strategy != SmartCrawler && opt.Strategy != SCDI {
 			return nil, fmt.Errorf("crawl: strategy %q cannot hand its sites to other processes (two-stage strategies only)", opt.Strategy)
@@ -229,6 +232,9 @@ func (e *Engine) Run(ctx context.Context) (Snapshot, error) {
 	}
 	if err := e.restoreFormSignatures(); err != nil {
 		return Snapshot{}, fmt.Errorf("crawl: restoring forms: %w", err)
+	}
+	if err := e.restoreFailures(); err != nil {
+		return Snapshot{}, err
 	}
 	e.stats.start = time.Now()
 	done := make(chan struct{})

@@ -74,7 +74,8 @@ func ClusterSpec(o ClusterRunOptions) (cluster.Spec, error) {
 		path = abs
 	}
 	s := cluster.Spec{Name: name, Profile: path, ProfileSource: src, Strategy: strategy, Pages: pages, Seed: o.Seed,
-		Delay: o.Delay, AllowPrivate: o.AllowPrivate, TestbedSeeds: o.TestbedSeeds}
+		Delay: o.Delay, AllowPrivate: o.Net.AllowPrivate, Resolve: o.Net.Resolve, Proxy: o.Net.Proxy, Headers: o.Net.Headers,
+		TestbedSeeds: o.TestbedSeeds}
 	if o.Web != nil {
 		s.Testbed = o.Web.Config().JSON()
 	}
@@ -152,7 +153,7 @@ func OpenExplorer(log *slog.Logger) cluster.OpenExplorer {
 			return nil, nil, fmt.Errorf("crawl %s: %w", spec.Name, err)
 		}
 		s := CrawlOptions{Profile: p, Dir: dir, Strategy: spec.Strategy, Workers: 1, Pages: spec.Pages, Seed: spec.Seed,
-			AllowPrivate: spec.AllowPrivate, Delay: spec.Delay, TestbedSeeds: spec.TestbedSeeds, Logger: log,
+			Net: NetOptions{AllowPrivate: spec.AllowPrivate, Resolve: spec.Resolve, Proxy: spec.Proxy, Headers: spec.Headers}, Delay: spec.Delay, TestbedSeeds: spec.TestbedSeeds, Logger: log,
 			Budget: h.Budget, Sink: h.Sink}
 		if len(spec.Testbed) > 0 {
 			cfg, err := simweb.ParseConfig(spec.Testbed)

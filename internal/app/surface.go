@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -57,6 +56,8 @@ type SurfaceOptions struct {
 	KeepStopWords bool
 	// Seed seeds the random policy.
 	Seed int64
+	// NoProbe turns off the size probes (surface.Options.NoProbe).
+	NoProbe bool
 	// PluginDirs are searched before the bundled plugins.
 	PluginDirs []string
 	// Progress receives a progress line at most once a second (nil: none).
@@ -69,6 +70,10 @@ type SurfaceOptions struct {
 	// Gate, when set, wraps the keyword interface (a cluster's shared query
 	// budget: cluster.QueryBudget.Searcher).
 	Gate func(keyword.Searcher) keyword.Searcher
+	// Net are the network settings of the interface's requests.
+	Net NetOptions
+	// WARC is a directory to archive every HTTP exchange in ("" for none).
+	WARC string
 }
 
 // SurfaceSummary is what a surfacing run reports.
@@ -80,8 +85,20 @@ type SurfaceSummary struct {
 	Cost     float64  `json:"cost"`
 	EstSize  *float64 `json:"est_size"`
 	Coverage *float64 `json:"est_coverage"`
-	K        int      `json:"k,omitempty"`
-	Dir      string   `json:"dir"`
+	// The coverage estimate (the same as est_coverage) with its
+	// coverage_level interval and the estimator that produced it ("none"
+	// before enough data, the numbers then null).
+	CoverageEstimate *float64 `json:"coverage_estimate"`
+	CoverageLow      *float64 `json:"coverage_low"`
+	CoverageHigh     *float64 `json:"coverage_high"`
+	CoverageLevel    float64  `json:"coverage_level"`
+	SizeLow          *float64 `json:"est_size_low"`
+	SizeHigh         *float64 `json:"est_size_high"`
+	Estimator        string   `json:"estimator"`
+	K                int      `json:"k,omitempty"`
+	Dir              string   `json:"dir"`
+	// WARC describes the archive written with SurfaceOptions.WARC.
+	WARC *WARCSummary `json:"warc,omitempty"`
 }
 
 // Surface downloads the hidden database behind a keyword interface with
@@ -100,11 +117,27 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 		}
 		defer db.Close()
 	}
-	src, err := openSurfaceInterface(ctx, opt, db)
+	w, err := openWARC(WARCOptions{Dir: opt.WARC, Profile: "surface " + firstNonEmpty(opt.Interface, "form:"+opt.Form), Strategy: opt.Policy}, fetch.DefaultUserAgent())
 	if err != nil {
 		return nil, err
 	}
-	defer src.close()
+	var arch fetch.Archiver
+	if w != nil {
+		arch = w
+	}
+	src, err := openSurfaceInterface(ctx, opt, db, arch)
+	if err != nil {
+		closeWARC(w, 0)
+		return nil, err
+	}
+	closed := false
+	closeSrc := func() {
+		if !closed {
+			closed = true
+			src.close()
+		}
+	}
+	defer closeSrc()
 	if opt.Gate != nil {
 		src.searcher = opt.Gate(src.searcher)
 	}
@@ -127,19 +160,36 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	st, herr := surface.Harvest(ctx, src.searcher, policy, surface.Options{
 		Source: source, Budget: opt.Budget, CostBudget: opt.CostBudget, Cost: sel.Cost,
 		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms,
-		Journal:  &surface.StoreJournal{DB: db, Source: source},
+		Journal: &surface.StoreJournal{DB: db, Source: source}, NoProbe: opt.NoProbe,
 		Progress: prog.report,
 	})
 	prog.done()
-	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir()}
+	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir(), CoverageLevel: surface.CoverageLevel, Estimator: surface.EstimatorNone}
+	closeSrc() // the fetcher stops before the archive closes
+	if ws, err := closeWARC(w, src.archiveErrors()); err != nil && herr == nil {
+		herr = err
+	} else {
+		sum.WARC = ws
+	}
 	if st != nil {
 		sum.Queries, sum.Docs, sum.Cost, sum.K = len(st.Log()), st.Docs(), st.Cost(), st.K()
-		if size, ok := st.Stats.Size(); ok {
-			cov := float64(st.Docs()) / size
-			sum.EstSize, sum.Coverage = &size, &cov
-		}
+		sum.setEstimate(st.Coverage())
 	}
 	return sum, herr
+}
+
+// setEstimate fills the estimate fields (rounded: sizes to records,
+// fractions to 4 decimals).
+func (sum *SurfaceSummary) setEstimate(e surface.CoverageEstimate) {
+	sum.Estimator = e.Estimator
+	if !e.Valid() {
+		return
+	}
+	frac := func(x float64) *float64 { v := math.Round(x*1e4) / 1e4; return &v }
+	size := func(x float64) *float64 { v := math.Round(x); return &v }
+	sum.EstSize, sum.SizeLow, sum.SizeHigh = size(e.Size), size(e.SizeLow), size(e.SizeHigh)
+	sum.Coverage, sum.CoverageLow, sum.CoverageHigh = frac(e.Coverage), frac(e.Low), frac(e.High)
+	sum.CoverageEstimate = sum.Coverage
 }
 
 // surfaceInterface is the opened keyword interface of a surface run.
@@ -149,9 +199,26 @@ type surfaceInterface struct {
 	k         int
 	keepStops bool
 	close     func()
+	fetcher   *fetch.Fetcher
 }
 
-func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB) (*surfaceInterface, error) {
+// archiveErrors counts the exchanges the interface's fetcher could not
+// archive.
+func (s *surfaceInterface) archiveErrors() int64 {
+	if s.fetcher == nil {
+		return 0
+	}
+	return s.fetcher.ArchiveErrors()
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, arch fetch.Archiver) (*surfaceInterface, error) {
 	spec := opt.Interface
 	name := spec
 	var fetchOpt *fetch.Options
@@ -185,10 +252,15 @@ func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB)
 		if err != nil {
 			return nil, &OptionError{Err: err}
 		}
-		s.Client = &http.Client{Timeout: time.Minute}
-		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), opt.MaxRequests), name: base, close: func() {}}, nil
+		f, err := interfaceFetcher(map[string]string{"url": base}, opt.Net, arch)
+		if err != nil {
+			return nil, err
+		}
+		s.Client = fetcherDoer{f}
+		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), opt.MaxRequests), name: base,
+			close: f.Close, fetcher: f}, nil
 	}
-	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, fetchOpt, opt.PluginDirs...)
+	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, fetchOpt, opt.Net, arch, opt.PluginDirs...)
 	if err != nil {
 		closeWeb()
 		return nil, err
@@ -197,7 +269,8 @@ func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB)
 	if opt.Form == "" {
 		name, _, _ = strings.Cut(spec, "?")
 	}
-	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close(); closeWeb() }}, nil
+	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords,
+		close: func() { kp.Close(); closeWeb() }, fetcher: kp.fetcher}, nil
 }
 
 // testbedFetch serves again the simulated web a testbed crawl of db ran on
@@ -250,8 +323,8 @@ func (p *surfaceProgress) report(pr surface.Progress) {
 func (p *surfaceProgress) print(pr surface.Progress) {
 	p.last, p.pend = time.Now(), nil
 	cov := "?"
-	if !math.IsNaN(pr.Coverage) {
-		cov = fmt.Sprintf("%.1f%% of ~%.0f", 100*pr.Coverage, pr.EstSize)
+	if e := pr.Estimate; e.Valid() {
+		cov = fmt.Sprintf("%.1f%% [%.1f–%.1f%%] of ~%.0f", 100*e.Coverage, 100*e.Low, 100*e.High, e.Size)
 	}
 	total := "?"
 	if pr.Last.Total >= 0 {
