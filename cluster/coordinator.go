@@ -216,28 +216,16 @@ func (c *Conn) apply(ctx context.Context, name string, e *crawl.Engine, budget *
 			log.Warn("dropping a bad page message", "subject", msg.Subject(), "err", err)
 			return nil
 		}
-		var im crawl.Imported
 		if msg.Headers().Get(fromHeader) == fromCoordinator {
 			// recorded by the coordinator itself (reverse search), maybe not
 			// committed yet: its forms are those it is committing
-			im.Forms = p.Forms
-		} else {
-			var err error
-			if im, err = e.ImportPage(ctx, p); err != nil {
-				return err
-			}
+			return c.publishImported(ctx, name, crawl.Imported{Forms: p.Forms}, log)
 		}
-		for _, f := range im.Forms {
-			if err := c.publishJSON(ctx, formSubject(name, f.ID), name+"/form/"+f.ID, f); err != nil {
-				return fmt.Errorf("cluster: publishing form %s: %w", f.ID, err)
-			}
+		im, err := e.ImportPage(ctx, p)
+		if err != nil {
+			return err
 		}
-		if im.Round != nil {
-			if err := c.putJSON(ctx, c.state, "fsl."+name, im.Round); err != nil {
-				return err
-			}
-			log.Info("learning round", "space", im.Round.Space, "round", im.Round.Round, "examples", im.Round.Examples)
-		}
+		return c.publishImported(ctx, name, im, log)
 	case "done":
 		var o crawl.SiteOutcome
 		if err := json.Unmarshal(msg.Data(), &o); err != nil {
@@ -247,6 +235,14 @@ func (c *Conn) apply(ctx context.Context, name string, e *crawl.Engine, budget *
 		if o.Unexplored {
 			// the budget is spent: stop dispatching now
 			budget.refresh(ctx)
+		}
+		if !o.Unexplored && o.Pages > 0 {
+			// a page message delivered before the outcome may come back
+			// after it (a delivery lost while the server restarted): the
+			// site's pages are imported first, read from the stream
+			if err := c.importSite(ctx, name, e, o.Site, log); err != nil {
+				return err
+			}
 		}
 		a, err := e.ApplyOutcome(ctx, o)
 		if err != nil {
@@ -268,6 +264,48 @@ func (c *Conn) apply(ctx context.Context, name string, e *crawl.Engine, budget *
 		}
 	default:
 		log.Warn("dropping an unknown result message", "subject", msg.Subject())
+	}
+	return nil
+}
+
+// publishImported publishes the forms of an imported page and the
+// learning round it completed. A form published twice (a page delivered
+// twice) has the same message id: the stream keeps one within its
+// duplicate window, and Forms keeps one per id after it.
+func (c *Conn) publishImported(ctx context.Context, name string, im crawl.Imported, log *slog.Logger) error {
+	for _, f := range im.Forms {
+		if err := c.publishJSON(ctx, formSubject(name, f.ID), name+"/form/"+f.ID, f); err != nil {
+			return fmt.Errorf("cluster: publishing form %s: %w", f.ID, err)
+		}
+	}
+	if im.Round != nil {
+		if err := c.putJSON(ctx, c.state, "fsl."+name, im.Round); err != nil {
+			return err
+		}
+		log.Info("learning round", "space", im.Round.Space, "round", im.Round.Round, "examples", im.Round.Examples)
+	}
+	return nil
+}
+
+// importSite imports the pages published for site that the coordinator
+// has not recorded yet.
+func (c *Conn) importSite(ctx context.Context, name string, e *crawl.Engine, site string, log *slog.Logger) error {
+	pages, err := c.sitePages(ctx, name, site)
+	if err != nil {
+		return fmt.Errorf("cluster: reading the pages of %s: %w", site, err)
+	}
+	for _, p := range pages {
+		im, err := e.ImportPage(ctx, p)
+		if err != nil {
+			return err
+		}
+		if !im.Recorded {
+			continue
+		}
+		log.Debug("page imported before its site's outcome", "url", p.URL)
+		if err := c.publishImported(ctx, name, im, log); err != nil {
+			return err
+		}
 	}
 	return nil
 }
