@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,7 +97,7 @@ func runCrawl(ctx context.Context, t *testing.T, url, name, dir string, budget i
 
 // signature identifies a form interface as the crawl engine does: the
 // same action, method and controls on one site.
-func signature(t *testing.T, f store.Form) string {
+func signature(t testing.TB, f store.Form) string {
 	var fields []page.Field
 	if err := json.Unmarshal(f.Fields, &fields); err != nil {
 		t.Fatalf("form %s: %v", f.ID, err)
@@ -109,7 +110,7 @@ func signature(t *testing.T, f store.Form) string {
 	return f.Site + "|" + f.Action + "|" + f.Method + "|" + strings.Join(names, ",")
 }
 
-func openStore(t *testing.T, dir string) *store.DB {
+func openStore(t testing.TB, dir string) *store.DB {
 	t.Helper()
 	db, err := store.Open(dir, store.Options{})
 	if err != nil {
@@ -325,11 +326,18 @@ type workerProc struct {
 
 func startWorkerProc(t *testing.T, bin, url, dir, log string) *workerProc {
 	t.Helper()
+	return startWorker(t, bin, url, dir, log, 2)
+}
+
+// startWorker starts a worker process exploring sites at once; it is
+// stopped when the test ends.
+func startWorker(t testing.TB, bin, url, dir, log string, sites int) *workerProc {
+	t.Helper()
 	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "worker", "--nats", url, "--dir", dir, "--sites", "2", "--ack-wait", "2s", "--log-level", "info")
+	cmd := exec.Command(bin, "worker", "--nats", url, "--dir", dir, "--sites", strconv.Itoa(sites), "--ack-wait", "2s", "--log-level", "info")
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

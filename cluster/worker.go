@@ -396,7 +396,11 @@ func (w *worker) open(ctx context.Context, cr *crawlRun) error {
 
 // shut closes a crawl's engine, giving its unused pages back.
 func (w *worker) shut(cr *crawlRun) {
-	if err := cr.budget.giveBack(context.Background()); err != nil {
+	// bounded: a worker stopping while the server is away must still stop
+	// (the pages it keeps are pages the crawl does not fetch, never lost ones)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cr.budget.giveBack(ctx); err != nil {
 		w.log.Warn("giving back unused pages", "crawl", cr.name, "err", err)
 	}
 	cr.cancel()

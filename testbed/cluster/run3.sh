@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # run3.sh: a three-node NATS JetStream cluster on loopback (testbed/natsd,
 # nats-server v2 embedded) with three `dwcrawl worker` processes, one per
-XX
+# node, and a testbed crawl submitted with `dwcrawl run --nats`. It prints
+# the crawl's JSON summary, then the number of forms `dwcrawl forms --nats`
+# exports; it fails if a worker took no site. It stops everything it started
+# (by pid) on exit.
 #
 #	testbed/cluster/run3.sh [PAGES]        (default 600)
 #
@@ -19,8 +22,11 @@ work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
 pids=()
 cleanup() {
-	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	# workers first (they give back their unused pages), then the servers
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		kill "${pids[$i]}" 2>/dev/null || true
+		wait "${pids[$i]}" 2>/dev/null || true
+	done
 	[ -n "$keep" ] || rm -rf "$work"
 }
 trap cleanup EXIT
