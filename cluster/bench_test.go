@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dwcrawl/dwcrawl/cluster"
+	"github.com/dwcrawl/dwcrawl/cluster/clustertest"
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/store"
@@ -47,7 +47,7 @@ func BenchmarkClusterScaling(b *testing.B) {
 	for _, n := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("workers=%d", n), func(b *testing.B) {
 			for i := range b.N {
-				ts := cluster.StartServer(b, b.TempDir())
+				ts := clustertest.StartServer(b, b.TempDir())
 				ws, _ := benchWorkers(b, bin, ts.URL(), n, 4)
 				name := fmt.Sprintf("scale%d_%d", n, i)
 				var mu sync.Mutex
@@ -160,7 +160,7 @@ func BenchmarkClusterKill9(b *testing.B) {
 			b.Fatal(err)
 		}
 
-		ts := cluster.StartServer(b, b.TempDir())
+		ts := clustertest.StartServer(b, b.TempDir())
 		ws, dirs := benchWorkers(b, bin, ts.URL(), 3, 2)
 		logs := b.TempDir()
 		coordDir := b.TempDir()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dwcrawl/dwcrawl/cluster/clustertest"
 	"io"
 	"log/slog"
 	"sync"
@@ -15,7 +16,7 @@ import (
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func connect(t testing.TB, ts *TestServer) *Conn {
+func connect(t testing.TB, ts *clustertest.TestServer) *Conn {
 	t.Helper()
 	c, err := Connect(context.Background(), ts.URL(), Options{Logger: quiet()})
 	if err != nil {
@@ -30,7 +31,7 @@ func connect(t testing.TB, ts *TestServer) *Conn {
 // that they reach it, and that what a closing engine gives back can be
 // taken again.
 func TestPageBudget(t *testing.T) {
-	ts := StartServer(t, t.TempDir())
+	ts := clustertest.StartServer(t, t.TempDir())
 	ctx := context.Background()
 	for _, limit := range []int{1, 37, 500} {
 		c := connect(t, ts)
@@ -84,7 +85,7 @@ func TestPageBudget(t *testing.T) {
 // TestPageBudgetGiveBack checks that an engine closing with an unused
 // lease returns it to the crawl.
 func TestPageBudgetGiveBack(t *testing.T) {
-	ts := StartServer(t, t.TempDir())
+	ts := clustertest.StartServer(t, t.TempDir())
 	ctx := context.Background()
 	c := connect(t, ts)
 	a := newPageBudget(ctx, c, "giveback", 1000)
@@ -112,7 +113,7 @@ func (f *fakeSearcher) Search(context.Context, string, int) (keyword.Page, error
 
 // TestQueryBudget has two jobs spend one shared query budget at once.
 func TestQueryBudget(t *testing.T) {
-	ts := StartServer(t, t.TempDir())
+	ts := clustertest.StartServer(t, t.TempDir())
 	ctx := context.Background()
 	c := connect(t, ts)
 	qb, err := c.QueryBudget("dblp")

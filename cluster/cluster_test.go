@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/cluster"
+	"github.com/dwcrawl/dwcrawl/cluster/clustertest"
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/profile"
@@ -229,7 +230,7 @@ func checkCrawl(t *testing.T, url, name, coordDir string, workerDirs []string, s
 // TestClusterGoroutines runs a testbed crawl on three workers in this
 // process and checks what it recorded.
 func TestClusterGoroutines(t *testing.T) {
-	ts := cluster.StartServer(t, t.TempDir())
+	ts := clustertest.StartServer(t, t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	wctx, stopWorkers := context.WithCancel(ctx)
@@ -271,7 +272,7 @@ func TestClusterGoroutines(t *testing.T) {
 // crawl: clients reconnect, streams and buckets are on disk, and the crawl
 // ends as one without a restart would.
 func TestClusterServerRestart(t *testing.T) {
-	ts := cluster.StartServer(t, t.TempDir())
+	ts := clustertest.StartServer(t, t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	wctx, stopWorkers := context.WithCancel(ctx)
@@ -382,7 +383,7 @@ func TestClusterProcessesKill9(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := cluster.StartServer(t, t.TempDir())
+	ts := clustertest.StartServer(t, t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	logs := t.TempDir()

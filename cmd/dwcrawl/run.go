@@ -192,7 +192,7 @@ func runCluster(c *cli.Context, s app.CrawlOptions, dir string) error {
 	var name string
 	o.OnStart = func(spec cluster.Spec) {
 		name = spec.Name
-		fmt.Fprintf(os.Stderr, "dwcrawl: crawl %s on %s (%s, strategy %s), coordinated from %s; workers: dwcrawl worker --nats %s\n",
+		fmt.Fprintf(c.App.ErrWriter, "dwcrawl: crawl %s on %s (%s, strategy %s), coordinated from %s; workers: dwcrawl worker --nats %s\n",
 			spec.Name, url, s.DescribeWeb(), spec.Strategy, dir, url)
 	}
 	sn, runErr := app.ClusterRun(c.Context, o)
@@ -210,7 +210,7 @@ func runCluster(c *cli.Context, s app.CrawlOptions, dir string) error {
 	}
 	if runErr != nil {
 		if errors.Is(runErr, c.Context.Err()) {
-			fmt.Fprintf(os.Stderr, "dwcrawl: stopped; run the same command again to resume\n")
+			fmt.Fprintf(c.App.ErrWriter, "dwcrawl: stopped; run the same command again to resume\n")
 			return errExit{130, runErr}
 		}
 		return runErr

@@ -1,4 +1,6 @@
-package cluster
+// Package clustertest runs an embedded NATS server with JetStream
+// (nats-server v2) on loopback for the tests of dwcrawl's distributed mode.
+package clustertest
 
 import (
 	"net"
