@@ -14,7 +14,16 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
+
+// benchWeb is the simulated web of the benchmarks: the testbed's default
+// (10,000 sites), the one `dwcrawl run --testbed` crawls.
+var benchWeb = sync.OnceValue(func() *simweb.Web {
+	cfg := simweb.DefaultConfig()
+	cfg.Seed = webSeed
+	return simweb.MustNew(cfg)
+})
 
 // benchWorkers starts n `dwcrawl worker` processes on url, exploring sites
 // at once each.
@@ -55,7 +64,7 @@ func BenchmarkClusterScaling(b *testing.B) {
 				var p10, p90 int64
 				p := testProfile(b)
 				o := app.ClusterRunOptions{NATS: ts.URL(), Name: name, CrawlOptions: app.CrawlOptions{Profile: p, Dir: b.TempDir(),
-					Pages: budget, Seed: webSeed, Web: testWeb(), Reverse: app.Reverse(p, true, nil, quiet()), Logger: quiet(),
+					Pages: budget, Seed: webSeed, Web: benchWeb(), Reverse: app.Reverse(p, true, nil, quiet()), Logger: quiet(),
 					Workers: 64, Delay: 200 * time.Millisecond}}
 				o.Progress = func(sn crawl.Snapshot, _ int) {
 					mu.Lock()
@@ -150,7 +159,7 @@ func BenchmarkClusterKill9(b *testing.B) {
 		ctx := context.Background()
 		p := testProfile(b)
 		single, err := app.NewCrawl(ctx, app.CrawlOptions{Profile: p, Dir: b.TempDir(), Pages: budget, Seed: webSeed,
-			Web: testWeb(), Reverse: app.Reverse(p, true, nil, quiet()), Logger: quiet(), Workers: 8})
+			Web: benchWeb(), Reverse: app.Reverse(p, true, nil, quiet()), Logger: quiet(), Workers: 8})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -168,7 +177,7 @@ func BenchmarkClusterKill9(b *testing.B) {
 		kills := 0
 		p = testProfile(b)
 		o := app.ClusterRunOptions{NATS: ts.URL(), Name: "kill9", CrawlOptions: app.CrawlOptions{Profile: p, Dir: coordDir,
-			Pages: budget, Seed: webSeed, Web: testWeb(), Reverse: app.Reverse(p, true, nil, quiet()), Logger: quiet(), Workers: 8}}
+			Pages: budget, Seed: webSeed, Web: benchWeb(), Reverse: app.Reverse(p, true, nil, quiet()), Logger: quiet(), Workers: 8}}
 		o.Progress = func(sn crawl.Snapshot, _ int) {
 			mu.Lock()
 			defer mu.Unlock()

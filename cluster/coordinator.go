@@ -136,6 +136,9 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 	}
 	stopBG()
 	bg.Wait()
+	// results applied between the end of Run and stopBG (a page a worker
+	// published just before its site's outcome) are in the counts
+	sn = e.Stats().Snapshot()
 	state := StateDone
 	if runErr != nil {
 		state = StateStopped
