@@ -51,7 +51,7 @@ func BenchmarkClusterScaling(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const budget = 800
+	const budget = 1500
 	rates := map[int]float64{}
 	for _, n := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("workers=%d", n), func(b *testing.B) {
@@ -142,11 +142,12 @@ func formAudit(tb testing.TB, name, coordDir string, workerDirs []string) (forms
 	return len(ids), relevant, twice, lost
 }
 
-// BenchmarkClusterKill9 crawls 5,000 testbed pages on one machine and on
-// three worker processes, one of which is killed with SIGKILL (and started
+// BenchmarkClusterKill9 crawls 5,000 testbed pages on one machine, on
+// three worker processes, and on three worker processes one of which is killed with SIGKILL (and started
 // again) five times during the crawl; it reports the forms lost and
 // recorded twice, and the relevant forms and harvest (relevant forms per
-// 1,000 pages) of both.
+// 1,000 pages) of all three crawls: one machine, three workers, three
+// workers with kills.
 //
 //	go test ./cluster/ -run '^$' -bench ClusterKill9 -benchtime 1x
 func BenchmarkClusterKill9(b *testing.B) {
@@ -169,35 +170,44 @@ func BenchmarkClusterKill9(b *testing.B) {
 			b.Fatal(err)
 		}
 
-		ts := clustertest.StartServer(b, b.TempDir())
-		ws, dirs := benchWorkers(b, bin, ts.URL(), 3, 2)
-		logs := b.TempDir()
-		coordDir := b.TempDir()
-		var mu sync.Mutex
-		kills := 0
-		p = testProfile(b)
-		o := app.ClusterRunOptions{NATS: ts.URL(), Name: "kill9", CrawlOptions: app.CrawlOptions{Profile: p, Dir: coordDir,
-			Pages: budget, Seed: webSeed, Web: benchWeb(), Reverse: app.Reverse(p, true, nil, quiet()), Logger: quiet(), Workers: 8}}
-		o.Progress = func(sn crawl.Snapshot, _ int) {
-			mu.Lock()
-			defer mu.Unlock()
-			// kill at 15, 30, 45, 60 and 75 % of the budget, a different
-			// worker each time, and start it again on its directory
-			if kills < 5 && sn.Pages >= int64(budget)*int64(kills+1)*15/100 {
-				i := kills % 3
-				b.Logf("kill -9 of worker %d at %d pages", i, sn.Pages)
-				ws[i].kill9()
-				ws[i] = startWorker(b, bin, ts.URL(), dirs[i], filepath.Join(logs, fmt.Sprintf("w%d-%d.log", i, kills)), 2)
-				kills++
+		// clusterRun crawls on three workers, killing one with SIGKILL kill
+		// times (at 15, 30, 45... % of the budget, a different worker each
+		// time, started again on its directory at once).
+		clusterRun := func(name string, kill int) (crawl.Snapshot, string, []string, int) {
+			ts := clustertest.StartServer(b, b.TempDir())
+			ws, dirs := benchWorkers(b, bin, ts.URL(), 3, 2)
+			logs := b.TempDir()
+			coordDir := b.TempDir()
+			var mu sync.Mutex
+			kills := 0
+			p := testProfile(b)
+			o := app.ClusterRunOptions{NATS: ts.URL(), Name: name, CrawlOptions: app.CrawlOptions{Profile: p, Dir: coordDir,
+				Pages: budget, Seed: webSeed, Web: benchWeb(), Reverse: app.Reverse(p, true, nil, quiet()), Logger: quiet(), Workers: 8}}
+			o.Progress = func(sn crawl.Snapshot, _ int) {
+				mu.Lock()
+				defer mu.Unlock()
+				if kills < kill && sn.Pages >= int64(budget)*int64(kills+1)*15/100 {
+					i := kills % 3
+					b.Logf("kill -9 of worker %d at %d pages", i, sn.Pages)
+					ws[i].kill9()
+					ws[i] = startWorker(b, bin, ts.URL(), dirs[i], filepath.Join(logs, fmt.Sprintf("w%d-%d.log", i, kills)), 2)
+					kills++
+				}
 			}
+			sn, err := app.ClusterRun(ctx, o)
+			for _, w := range ws {
+				w.stop()
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			return sn, coordDir, dirs, kills
 		}
-		csn, err := app.ClusterRun(ctx, o)
-		for _, w := range ws {
-			w.stop()
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
+		nsn, ncoord, ndirs, _ := clusterRun("clean", 0)
+		nforms, nrel, ntwice, nlost := formAudit(b, "clean", ncoord, ndirs)
+		hn := 1000 * float64(nrel) / float64(max(nsn.Pages, 1))
+		b.ReportMetric(hn, "harvest-cluster")
+		csn, coordDir, dirs, kills := clusterRun("kill9", 5)
 		if kills < 5 {
 			b.Errorf("only %d kills before the crawl ended", kills)
 		}
@@ -210,11 +220,13 @@ func BenchmarkClusterKill9(b *testing.B) {
 		b.ReportMetric(diff, "%relevant-diff")
 		hc := 1000 * float64(rel) / float64(max(csn.Pages, 1))
 		hs := 1000 * float64(ssn.RelevantForms) / float64(max(ssn.Pages, 1))
+		b.ReportMetric(hs, "harvest-single")
 		b.Logf("\n| crawl | pages | searchable forms | relevant | harvest (relevant/1000 pages) | lost | twice |\n|---|---|---|---|---|---|---|\n"+
-			"| one machine | %d | %d | %d | %.2f | – | – |\n| 3 workers, 5 × kill -9 | %d | %d | %d | %.2f | %d | %d |\n"+
-			"relevant forms: %+.1f %% of one machine's",
-			ssn.Pages, ssn.SearchableForms, ssn.RelevantForms, hs, csn.Pages, forms, rel, hc, lost, twice, diff)
-		if lost > 0 || twice > 0 {
+			"| one machine | %d | %d | %d | %.2f | – | – |\n| 3 workers | %d | %d | %d | %.2f | %d | %d |\n| 3 workers, 5 × kill -9 | %d | %d | %d | %.2f | %d | %d |\n"+
+			"relevant forms with kills: %+.1f %% of one machine's",
+			ssn.Pages, ssn.SearchableForms, ssn.RelevantForms, hs, nsn.Pages, nforms, nrel, hn, nlost, ntwice,
+			csn.Pages, forms, rel, hc, lost, twice, diff)
+		if lost > 0 || twice > 0 || nlost > 0 || ntwice > 0 {
 			b.Errorf("%d forms lost, %d recorded twice", lost, twice)
 		}
 	}

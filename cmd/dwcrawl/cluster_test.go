@@ -86,6 +86,21 @@ func TestClusterCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &b); err != nil || b.Limit != 7 || b.Left != 7 {
 		t.Errorf("budget --json: %s (%v)", out, err)
 	}
+	// a surfacing run spends the shared budget and stops when it is spent
+	rel, _, err := runApp(t, "forms", "--dir", dir, "--relevant", "--format", "csv")
+	lines := strings.Split(strings.TrimSpace(rel), "\n")
+	if err != nil || len(lines) < 2 {
+		t.Fatalf("no relevant form to surface (%v):\n%s", err, rel)
+	}
+	form := strings.SplitN(lines[1], ",", 2)[0]
+	if _, errOut, err := runApp(t, "surface", "--form", form, "--dir", dir, "--budget", "50", "--quiet",
+		"--nats", url, "--budget-name", "q"); err != nil {
+		t.Fatalf("surface --budget-name: %v\n%s", err, errOut)
+	}
+	out, _, err = runApp(t, "budget", "--nats", url, "--json", "q")
+	if err := json.Unmarshal([]byte(out), &b); err != nil || b.Used != 7 || b.Left != 0 {
+		t.Errorf("after surfacing with the shared budget of 7 queries: %s (%v)", out, err)
+	}
 	if _, _, err := runApp(t, "budget", "--nats", url, "nosuch"); err == nil {
 		t.Error("budget of an unknown name: no error")
 	}
