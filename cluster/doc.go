@@ -36,8 +36,10 @@
 //
 // The coordinator hands each site it picks to the cluster as one message on
 // the work-queue stream StreamSites, subject dwcrawl.site.<crawl>.<site
-// hash>: the stream is partitioned by a hash of the site, and a message id
-// per site keeps a site from being queued twice. All workers pull from one
+// hash>: the stream is partitioned by a hash of the site. The coordinator
+// dispatches a site once (a message id per dispatch makes a retried publish
+// queue it once); a resumed coordinator dispatches a site it had handed out
+// again only when the queue no longer holds it. All workers pull from one
 // durable consumer; a message is out with one worker at a time, so a site
 // (one host) is crawled by one worker at a time and per-host politeness
 // holds across the cluster. The worker explores the site with the crawl's
