@@ -53,7 +53,7 @@ for i in 0 1 2; do
 done
 all=$(IFS=,; echo "${urls[*]}")
 for i in 0 1 2; do
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do # up to a minute on a loaded machine
 		grep -q serving "$work/natsd$i.log" && break
 		sleep 0.1
 	done
