@@ -74,6 +74,13 @@ func Forms(db *store.DB, relevantOnly bool) ([]FormRow, error) {
 	if err != nil {
 		return nil, err
 	}
+	SortForms(forms)
+	return forms, nil
+}
+
+// SortForms puts forms in the order a crawl found them: by pages fetched,
+// then page URL, then position in the page.
+func SortForms(forms []FormRow) {
 	sort.Slice(forms, func(i, j int) bool {
 		a, b := forms[i], forms[j]
 		if a.PagesFetched != b.PagesFetched {
@@ -84,7 +91,6 @@ func Forms(db *store.DB, relevantOnly bool) ([]FormRow, error) {
 		}
 		return a.Index < b.Index
 	})
-	return forms, nil
 }
 
 func cmpOr(a, b string) string {

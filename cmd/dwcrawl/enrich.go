@@ -42,7 +42,7 @@ func init() {
 			"records are matched to local records (Jaccard ≥ 0.9 on the documents by default); --out gets\n" +
 			"the local table plus the matched record's fields (h_*), the match score and the covering query.\n" +
 			"With --dir every query is journaled and an interrupted run resumes where it stopped.",
-		Flags:  append(append([]cli.Flag(nil), enrichFlags...), netFlags()...),
+		Flags:  append(append(append([]cli.Flag(nil), enrichFlags...), netFlags()...), clusterBudgetFlags...),
 		Action: runEnrich,
 	})
 }
@@ -66,6 +66,14 @@ func runEnrich(c *cli.Context) error {
 	s, err := app.OpenInterface(c.Context, c.String("interface"), netOptions(c))
 	if err != nil {
 		return errExit{2, err}
+	}
+	gate, closeBudget, err := clusterBudget(c)
+	if err != nil {
+		return err
+	}
+	defer closeBudget()
+	if gate != nil {
+		s = gate(s)
 	}
 	res, err := app.Enrich(c.Context, app.EnrichOptions{
 		Local: c.String("local"), Columns: splitList(c.String("columns")), HiddenColumns: splitList(c.String("hidden-columns")), Interface: s, K: c.Int("k"),

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/report"
 	"github.com/dwcrawl/dwcrawl/store"
 )
@@ -15,13 +17,16 @@ func init() {
 	register(&cli.Command{
 		Name:      "forms",
 		Usage:     "export the searchable forms a crawl found",
-		UsageText: "dwcrawl forms --dir D [--format table|jsonl|csv] [--relevant]",
+		UsageText: "dwcrawl forms --dir D | --nats URL --crawl NAME [--format table|jsonl|csv] [--relevant]",
 		Description: "Prints every searchable form recorded in a crawl directory, in the order the crawl found them:\n" +
 			"its site, page URL, depth in the site, kind, whether the crawler judged it relevant to the profile's\n" +
 			"domain, the searchable-form probability and domain score of the form classifier, its fields, and\n" +
-			"when it was found (wall time, and the number of pages fetched by then).",
+			"when it was found (wall time, and the number of pages fetched by then). With --nats URL --crawl NAME\n" +
+			"it reads the forms a cluster crawl recorded from the cluster's forms stream (each form once, by id).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dir", Usage: "crawl `DIR` (as given to dwcrawl run --dir)", Required: true},
+			&cli.StringFlag{Name: "dir", Usage: "crawl `DIR` (as given to dwcrawl run --dir)"},
+			&cli.StringFlag{Name: "nats", Usage: "NATS server `URL` of a cluster crawl (with --crawl)"},
+			&cli.StringFlag{Name: "crawl", Usage: "`NAME` of the crawl on the cluster (as dwcrawl run --nats printed it)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table, jsonl or csv"},
 			&cli.BoolFlag{Name: "relevant", Usage: "only the forms judged relevant to the domain"},
 		},
@@ -47,12 +52,7 @@ func formsCmd(c *cli.Context) error {
 	default:
 		return errExit{2, fmt.Errorf("--format: want table, jsonl or csv, got %q", format)}
 	}
-	db, err := openCrawlDir(c.String("dir"))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	forms, err := report.Forms(db, c.Bool("relevant"))
+	forms, err := formsOf(c)
 	if err != nil {
 		return err
 	}
@@ -63,6 +63,25 @@ func formsCmd(c *cli.Context) error {
 		return report.WriteFormsCSV(c.App.Writer, forms)
 	}
 	return writeFormsTable(c.App.Writer, forms)
+}
+
+// formsOf reads the forms of --dir, or of --crawl on the cluster at --nats.
+func formsOf(c *cli.Context) ([]report.FormRow, error) {
+	dir, url, name := c.String("dir"), c.String("nats"), c.String("crawl")
+	switch {
+	case dir != "" && (url != "" || name != ""):
+		return nil, errExit{2, errors.New("give either --dir or --nats with --crawl")}
+	case dir != "":
+		db, err := openCrawlDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		defer db.Close()
+		return report.Forms(db, c.Bool("relevant"))
+	case url == "" || name == "":
+		return nil, errExit{2, errors.New("give --dir, or --nats with --crawl")}
+	}
+	return app.ClusterForms(c.Context, url, name, c.Bool("relevant"))
 }
 
 func writeFormsTable(w io.Writer, forms []report.FormRow) error {

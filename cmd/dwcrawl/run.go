@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/dwcrawl/dwcrawl/cluster"
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/internal/app"
@@ -35,7 +36,12 @@ fetched exits with status 1 and the causes.
 
 The crawl directory records what it holds (profile, domain, strategy, web); a run
 with another profile, domain, strategy or web is refused, naming both, so that two
-crawls never mix: give another --dir, or --continue-as to go on with this run's.`,
+crawls never mix: give another --dir, or --continue-as to go on with this run's.
+
+With --nats the crawl runs on a NATS JetStream cluster: this command coordinates it
+(site frontier, learning, budget, counters, all kept in --dir too) and the workers
+started with dwcrawl worker --nats URL explore its sites; --workers is then the number
+of sites out with the workers at once (default 16). Running it again resumes.`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "testbed", Usage: "crawl the embedded simulated web instead of the real web"},
 			&cli.StringFlag{Name: "strategy", Usage: "smartcrawler, scdi, ache or bestfirst (default: the profile's)"},
@@ -51,6 +57,9 @@ crawls never mix: give another --dir, or --continue-as to go on with this run's.
 			&cli.Int64Flag{Name: "seed-run", Usage: "reproducible run with seed `N`: with several workers the same pages are fetched and recorded in the same order, with the same forms, whatever the timing (slower: workers take turns; fetches still overlap)"},
 			&cli.BoolFlag{Name: "continue-as", Usage: "continue a crawl directory recorded with another profile, strategy or web as this run (recorded as such); without it such a directory is refused"},
 			&cli.StringFlag{Name: "web-addr", Usage: "with --testbed: `HOST:PORT` where `dwcrawl testbed serve` already serves the same web (same --seed and --config), instead of serving it in this process"},
+			&cli.DurationFlag{Name: "delay", Usage: "per-host politeness delay (default: the profile's; none with --testbed)"},
+			&cli.StringFlag{Name: "nats", Usage: "run the crawl on the NATS JetStream cluster at `URL` (workers: dwcrawl worker --nats URL)"},
+			&cli.StringFlag{Name: "crawl", Usage: "the crawl's `NAME` on the cluster (default: the profile's name)"},
 		}, append(netFlags(), webFlags()...)...),
 		Action: runCmd,
 	})
@@ -95,7 +104,7 @@ func runCmd(c *cli.Context) error {
 	}
 	s := app.CrawlOptions{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
 		Pages: c.Int("pages"), Net: netOptions(c), WARC: c.String("warc"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed"),
-		ContinueAs: c.Bool("continue-as"), WebAddr: c.String("web-addr")}
+		ContinueAs: c.Bool("continue-as"), WebAddr: c.String("web-addr"), Delay: c.Duration("delay")}
 	if c.IsSet("seed-run") {
 		s.Seed, s.Reproducible = c.Int64("seed-run"), true
 	}
@@ -113,6 +122,12 @@ func runCmd(c *cli.Context) error {
 		}
 	}
 	s.Reverse = app.Reverse(p, s.Web != nil, pluginDirs(c), log)
+	if c.String("nats") != "" {
+		return runCluster(c, s, dir)
+	}
+	if c.IsSet("crawl") {
+		return errExit{2, errors.New("--crawl names a crawl on a cluster: give --nats too")}
+	}
 	live := isTerminal(os.Stderr) && !c.Bool("json")
 	if live {
 		s.Progress = func(sn crawl.Snapshot) {
@@ -178,6 +193,50 @@ func runCmd(c *cli.Context) error {
 		return errExit{1, fmt.Errorf("%w\n(%s)", seedErr, hint)}
 	}
 	return closeErr
+}
+
+// runCluster runs the crawl s on the cluster at --nats, this process
+// coordinating it, with the same status line, summary and exit codes as a
+// single-machine run.
+func runCluster(c *cli.Context, s app.CrawlOptions, dir string) error {
+	url := c.String("nats")
+	o := app.ClusterRunOptions{CrawlOptions: s, NATS: url, Name: c.String("crawl")}
+	if !c.IsSet("workers") {
+		o.Workers = 0 // the cluster's default window
+	}
+	live := isTerminal(os.Stderr) && !c.Bool("json")
+	if live {
+		o.Progress = func(sn crawl.Snapshot, workers int) {
+			fmt.Fprintf(os.Stderr, "\r\033[K%s · workers %d", sn.StatusLine(), workers)
+		}
+	}
+	var name string
+	o.OnStart = func(spec cluster.Spec) {
+		name = spec.Name
+		fmt.Fprintf(c.App.ErrWriter, "dwcrawl: crawl %s on %s (%s, strategy %s), coordinated from %s; workers: dwcrawl worker --nats %s\n",
+			spec.Name, url, s.DescribeWeb(), spec.Strategy, dir, url)
+	}
+	sn, runErr := app.ClusterRun(c.Context, o)
+	if live {
+		fmt.Fprintln(os.Stderr)
+	}
+	if name == "" && runErr != nil {
+		return runErr
+	}
+	if c.Bool("json") {
+		writeJSON(c.App.Writer, sn)
+	} else {
+		fmt.Fprint(c.App.Writer, sn.Summary())
+		fmt.Fprintf(c.App.Writer, "forms: dwcrawl forms --nats %s --crawl %s\n", url, name)
+	}
+	if runErr != nil {
+		if errors.Is(runErr, c.Context.Err()) {
+			fmt.Fprintf(c.App.ErrWriter, "dwcrawl: stopped; run the same command again to resume\n")
+			return errExit{130, runErr}
+		}
+		return runErr
+	}
+	return nil
 }
 
 // pluginDirs is the --plugins directory, as a list.

@@ -50,7 +50,7 @@ func init() {
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on stderr"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
 			&cli.StringFlag{Name: "warc", Usage: "archive every HTTP exchange of the interface (request and response records) as WARC 1.1 files in `DIR`"},
-		}, netFlags()...),
+		}, append(netFlags(), clusterBudgetFlags...)...),
 		Action: runSurface,
 	})
 }
@@ -74,6 +74,12 @@ func runSurface(c *cli.Context) error {
 	if !c.Bool("quiet") {
 		opt.Progress = c.App.ErrWriter
 	}
+	gate, closeBudget, err := clusterBudget(c)
+	if err != nil {
+		return err
+	}
+	defer closeBudget()
+	opt.Gate = gate
 	sum, herr := app.Surface(c.Context, opt)
 	if sum == nil {
 		return herr

@@ -84,15 +84,16 @@ func (l *learningPages) Relevant(text string) (bool, float64) {
 const maxLearnedHomepages = 3
 
 // learnDeep teaches the classifier the homepage of a deep site, up to
-// maxLearnedHomepages.
-func (l *learningPages) learnDeep(text string) {
+// maxLearnedHomepages, and reports whether it did.
+func (l *learningPages) learnDeep(text string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.learned >= maxLearnedHomepages {
-		return
+		return false
 	}
 	l.learned++
 	l.c.Learn(text, true)
+	return true
 }
 
 // ReverseSearcher returns pages that link to url, through a search engine.
@@ -111,6 +112,13 @@ type Deps struct {
 	// Prior is the store of an earlier crawl whose deep sites and forms
 	// initialise the rankers (incremental site prioritizing); may be nil.
 	Prior *store.DB
+	// Cluster mode (see remote.go). Budget, when set, replaces the
+	// engine's own count of Options.Pages; Sink receives every page the
+	// engine records; Dispatcher makes the engine a coordinator that hands
+	// its sites to explorers elsewhere.
+	Budget     Budget
+	Sink       PageSink
+	Dispatcher Dispatcher
 }
 
 // Options configure a crawl.
@@ -160,6 +168,8 @@ type Engine struct {
 	siteP sync.Map
 	// turns orders the workers of a reproducible crawl (nil otherwise).
 	turns *turns
+	// coord is set on a coordinator (Deps.Dispatcher).
+	coord *coordination
 	// seedPages are the URLs that stand for the seeds (failure records).
 	seedPages map[string]bool
 }
@@ -207,6 +217,12 @@ func New(opt Options, deps Deps) (*Engine, error) {
 		seedPages: seedPageSet(opt.Seeds)}
 	if opt.Reproducible {
 		e.turns = newTurns(opt.Workers)
+	}
+	if deps.Dispatcher != nil {
+		if opt.Strategy != SmartCrawler && opt.Strategy != SCDI {
+			return nil, fmt.Errorf("crawl: strategy %q cannot hand its sites to other processes (two-stage strategies only)", opt.Strategy)
+		}
+		e.coord = newCoordination()
 	}
 	return e, nil
 }
@@ -282,6 +298,9 @@ func (e *Engine) restoreCounters() error {
 
 // reserve takes one page from the budget.
 func (e *Engine) reserve() bool {
+	if e.deps.Budget != nil {
+		return e.deps.Budget.Reserve()
+	}
 	if e.limit <= 0 {
 		e.budget.Add(1)
 		return true
@@ -293,5 +312,19 @@ func (e *Engine) reserve() bool {
 	return true
 }
 
+// unreserve returns a page reserved but not fetched.
+func (e *Engine) unreserve() {
+	if e.deps.Budget != nil {
+		e.deps.Budget.Release()
+		return
+	}
+	e.budget.Add(-1)
+}
+
 // exhausted reports whether the budget is spent.
-func (e *Engine) exhausted() bool { return e.limit > 0 && e.budget.Load() >= e.limit }
+func (e *Engine) exhausted() bool {
+	if e.deps.Budget != nil {
+		return e.deps.Budget.Exhausted()
+	}
+	return e.limit > 0 && e.budget.Load() >= e.limit
+}

@@ -210,7 +210,7 @@ func (x *siteExploration) stageExample(ev *frontier.Evidence) stager {
 		if err := l.stage(b, rank.SpaceFSL, v.URL, f); err != nil {
 			return err
 		}
-		x.example = &f
+		x.example, v.example = &f, &f
 		return nil
 	}
 }
@@ -231,7 +231,8 @@ func (x *siteExploration) learnForms(v *visited, ev *frontier.Evidence) error {
 	l := x.t.rk.learn
 	f := x.example
 	x.example = nil
-	if l == nil || v.relevant() == 0 {
+	if l == nil || v.relevant() == 0 || x.t.delegated {
+		// an explorer's examples go to its coordinator with its pages
 		return nil
 	}
 	if f == nil {

@@ -45,6 +45,10 @@ type twoStage struct {
 	reversed map[string]bool // sites already reverse-searched
 	reverse  bool            // a reverse search is running
 	lastRev  int64           // deep sites when reverse search last found nothing
+	// delegated: the engine explores sites for a coordinator (SiteExplorer);
+	// outcomes holds what each exploration found until Explore returns it.
+	delegated bool
+	outcomes  map[string]SiteOutcome
 }
 
 type knownSite struct {
@@ -79,7 +83,12 @@ func (e *Engine) runTwoStage(ctx context.Context) error {
 		}
 		return it, ok, err
 	}
-	return t.run(ctx, e, e.opt.Workers, queue{pop: pop, refill: t.refill, busy: func() bool { return t.reverse }}, t.explore)
+	process, busy := t.explore, func() bool { return t.reverse }
+	if e.coord != nil {
+		process, busy = t.exploreRemote, t.remoteBusy
+		e.coord.start(t)
+	}
+	return t.run(ctx, e, e.opt.Workers, queue{pop: pop, refill: t.refill, busy: busy}, process)
 }
 
 // restore loads the site frontier and the known sites of an earlier run, and
@@ -294,6 +303,9 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		rec.Status = store.SiteRelevant
 	default:
 		rec.Status = store.SiteIrrelevant
+	}
+	if t.delegated {
+		return t.deliver(rec, homeText, x, err)
 	}
 	if rec.Deep && t.smart && homeText != "" && !(k.redo && k.deep) {
 		// adaptive learning: the site classifier learns the homepages of

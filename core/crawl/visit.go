@@ -12,6 +12,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/core/rank"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -71,6 +72,8 @@ type visited struct {
 	Dup bool
 	// formDecisions are HIFI's full verdicts, parallel to Forms (fresh fetches only).
 	formDecisions []form.Decision
+	// example is the FSL example staged with the page (Deps.Sink publishes it).
+	example *rank.Features
 	// errText and attempts describe a failed fetch (fresh fetches only);
 	// retried marks the fetch of a URL an earlier run failed to fetch.
 	errText  string
@@ -176,7 +179,7 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 	e.resume(ctx)
 	if ferr != nil && ctx.Err() != nil {
 		// cancelled mid-fetch: the page stays in flight and is fetched on resume
-		e.budget.Add(-1)
+		e.unreserve()
 		e.claimed.Delete(hash64(u))
 		e.releaseHost(canon.Host(u))
 		return nil, ctx.Err()
@@ -325,6 +328,7 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 	}
 	t.add(cForms, int64(len(v.Forms)))
 	nSearch, nRel := 0, 0
+	var recorded []store.Form
 	for i, f := range v.Forms {
 		if !f.Searchable {
 			continue
@@ -345,6 +349,7 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 		if err := b.SetForm(sf); err != nil {
 			return err
 		}
+		recorded = append(recorded, sf)
 		if f.Relevant {
 			nRel++
 		}
@@ -354,6 +359,11 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 	if extra != nil {
 		if err := extra(b, v, &t); err != nil {
 			return err
+		}
+	}
+	if e.deps.Sink != nil {
+		if err := e.sinkPage(rec, recorded, v.example); err != nil {
+			return fmt.Errorf("crawl: publishing %s: %w", rec.URL, err)
 		}
 	}
 	if err := e.commit(b, &t, nSearch > 0 || fd.now != nil); err != nil {

@@ -66,6 +66,14 @@ type CrawlOptions struct {
 	// and how it ended (a server's latency histogram and failure counts).
 	// It is called from the crawl's workers and must be quick.
 	OnFetch func(took time.Duration, err error)
+	// Delay, when positive, is the per-host politeness delay, over the
+	// profile's (and over the testbed's none).
+	Delay time.Duration
+	// Budget, Sink and Dispatcher are the cluster's collaborators of the
+	// engine (crawl.Deps); nil for a single-machine crawl.
+	Budget     crawl.Budget
+	Sink       crawl.PageSink
+	Dispatcher crawl.Dispatcher
 }
 
 // Crawl is an assembled engine with the resources it owns.
@@ -193,6 +201,9 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 			return nil, fmt.Errorf("crawl: the simulated web has no sites of domain %q (profile %s)", p.Domain, p.Path)
 		}
 	}
+	if s.Delay > 0 {
+		fo.Delay = s.Delay
+	}
 	f, err := fetch.New(fo)
 	if err != nil {
 		return nil, err
@@ -205,7 +216,7 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		return nil, err
 	}
 	c.Classifiers = cls
-	deps := crawl.Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites}
+	deps := crawl.Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites, Budget: s.Budget, Sink: s.Sink, Dispatcher: s.Dispatcher}
 	if s.OnFetch != nil {
 		deps.Fetcher = timedFetcher{f: f, on: s.OnFetch}
 	}

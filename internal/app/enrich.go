@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -193,6 +194,10 @@ func Enrich(ctx context.Context, opt EnrichOptions) (*EnrichResult, error) {
 			break
 		}
 		e, ok, err := eng.Step(ctx, opt.Interface)
+		if errors.Is(err, keyword.ErrBudget) {
+			logf("the interface's request budget is spent")
+			break
+		}
 		if err != nil {
 			runErr = err
 			break

@@ -67,6 +67,9 @@ type SurfaceOptions struct {
 	// DB, when set, is the store of Dir already open (a server shares one
 	// handle between a job and its readers); Surface leaves it open.
 	DB *store.DB
+	// Gate, when set, wraps the keyword interface (a cluster's shared query
+	// budget: cluster.QueryBudget.Searcher).
+	Gate func(keyword.Searcher) keyword.Searcher
 	// Net are the network settings of the interface's requests.
 	Net NetOptions
 	// WARC is a directory to archive every HTTP exchange in ("" for none).
@@ -136,6 +139,9 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 		}
 	}
 	defer closeSrc()
+	if opt.Gate != nil {
+		src.searcher = opt.Gate(src.searcher)
+	}
 	k := opt.K
 	if k == 0 {
 		k = src.k

@@ -1,0 +1,94 @@
+// Package cluster is dwcrawl's distributed mode on NATS JetStream: one
+// crawl explored by many worker processes on many machines. The
+// single-machine mode on Pebble stays the default and is unchanged; a
+// cluster crawl runs the same engine (core/crawl) split in two.
+//
+// # Site locating: one coordinator, state in JetStream
+//
+// `dwcrawl run --nats URL PROFILE` coordinates a crawl (Conn.Coordinate).
+// It runs stage one of the two-stage crawl: the site frontier and site
+// ranker, the site and form classifiers, the learned feature spaces (FSS,
+// FSL), reverse search and its quota, the counters. Its engine keeps all of
+// it in its own crawl directory, as a single-machine crawl would, so
+// `dwcrawl run` again resumes it and every single-machine tool reads it.
+// What the workers need of it is shared through JetStream key-value
+// buckets:
+//
+//   - BucketCrawls: the crawl's Spec (profile source, strategy, budget,
+//     network options, testbed config): a worker needs nothing else to
+//     build the same engine.
+//   - BucketState: the coordinator's lease (one coordinator per crawl),
+//     fsl.<crawl> (the link space of the latest learning round),
+//     homepages.<crawl> (the deep-site homepages the site classifier
+//     learnt), stats.<crawl> (the live counters).
+//   - BucketBudgets: pages.<crawl>, the pages reserved against the crawl's
+//     budget (updated with compare-and-set; workers lease small blocks and
+//     give back what they do not use), and queries.<name>, a query budget
+//     that surfacing and enrichment jobs share (QueryBudget).
+//   - BucketWorkers: one heartbeat entry per live worker (with a TTL).
+//
+// Adaptive learning happens once per cluster: only the coordinator learns.
+// Workers publish the FSL examples of their pages with the pages; the
+// coordinator's engine learns from them in stream order and publishes each
+// round in fsl.<crawl>, which the workers install. Workers never learn.
+//
+// # In-site exploring: by site, through a work queue
+//
+// The coordinator hands each site it picks to the cluster as one message on
+// the work-queue stream StreamSites, subject dwcrawl.site.<crawl>.<site
+// hash>: the stream is partitioned by a hash of the site. The coordinator
+// dispatches a site once (a message id per dispatch makes a retried publish
+// queue it once); a resumed coordinator dispatches a site it had handed out
+// again only when the queue no longer holds it. All workers pull from one
+// durable consumer; a message is out with one worker at a time, so a site
+// (one host) is crawled by one worker at a time and per-host politeness
+// holds across the cluster. The worker explores the site with the crawl's
+// in-site code (core/crawl.SiteExplorer), keeping its in-site state in its
+// own Pebble directory, D/<crawl>, and heartbeats the message (InProgress)
+// while it works.
+//
+// # Results: pages, outcomes, forms
+//
+// A worker publishes each page it records to StreamResults
+// (dwcrawl.page.<crawl>.<site hash>, with its record, searchable forms and
+// FSL example) before committing it locally, and when the site is done its
+// outcome (dwcrawl.done.<crawl>.<site hash>: status, counts, homepage text,
+// out-of-site links); then it acknowledges the site. The coordinator
+// consumes the results stream in order: it imports each page into its own
+// store (numbered in the crawl's page order, counted, learnt from) and
+// applies each outcome (site record, site frontier, site classifier). Each
+// form the coordinator records is published to StreamForms
+// (dwcrawl.form.<crawl>.<form id>); `dwcrawl forms --nats URL --crawl NAME`
+// (Conn.Forms) materialises them, and the coordinator's directory holds
+// the same forms.
+//
+// # Delivery and duplicates
+//
+// Every stream is at-least-once, and every consumer is idempotent:
+//
+//   - A site is delivered at least once. A worker that dies (kill -9, a
+//     lost machine) stops heartbeating; after the ack wait the site goes to
+//     another worker. That worker reads the pages already published for
+//     the site and replays them into its engine instead of fetching them
+//     again (they are counted once), then explores the rest.
+//   - Pages and outcomes are published at least once: a publish is retried
+//     until the stream acknowledges it, with a message id (crawl, kind and
+//     URL or site delivery) so that the stream drops a repeat within its
+//     ten-minute duplicate window. The coordinator drops what it recorded
+//     before: a page already in its store is not recorded again (its forms
+//     are those it recorded), a form whose interface (action, method,
+//     fields) the crawl recorded on the site is a duplicate, an outcome of
+//     a site already explored changes nothing.
+//   - Results are applied at least once: the coordinator acknowledges a
+//     result after applying it; a result redelivered after a coordinator
+//     restart is dropped as above. An outcome first imports the site's
+//     published pages, so a page delivery lost (a server restart) and
+//     delivered again after the outcome is not missed.
+//   - Forms are published at least once, with the form id as message id;
+//     Conn.Forms keeps one form per id.
+//
+// Clients reconnect and retry with backoff while the server is away
+// (Options.Patience); streams and buckets are file-backed, replicated
+// three times on a cluster of three or more servers, so a server restart
+// loses nothing.
+package cluster
