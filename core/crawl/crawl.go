@@ -13,6 +13,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/core/records"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -111,6 +112,23 @@ type Deps struct {
 	// Prior is the store of an earlier crawl whose deep sites and forms
 	// initialise the rankers (incremental site prioritizing); may be nil.
 	Prior *store.DB
+	// Prober probes the searchable forms whose domain the classifiers
+	// cannot tell (the profile's probe.queries > 0); nil disables probing.
+	Prober FormProber
+}
+
+// FormProber submits probe queries to a searchable form and says what it
+// fronts, judging the records it lists with topic (probe.Prober implements
+// it). It must refuse, sending nothing, any form d does not classify
+// searchable.
+type FormProber interface {
+	Probe(ctx context.Context, f *page.Form, d form.Decision, pageURL string, tmpl *records.Template, topic probeTopic) (*store.Probe, error)
+}
+
+// probeTopic judges whether a text is on the crawl's topic: the crawl's
+// page classifier, behind its learning lock.
+type probeTopic = interface {
+	Relevant(text string) (bool, float64)
 }
 
 // Options configure a crawl.
@@ -153,6 +171,8 @@ type Engine struct {
 	// siteP holds the site classifier's verdict (float64) on each explored
 	// site's homepage, the site evidence of the forms found inside it.
 	siteP sync.Map
+	// probing counts the probe queries reserved by probes not yet recorded.
+	probing atomic.Int64
 }
 
 // New checks the options and prepares an engine over deps.Store.

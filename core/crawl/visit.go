@@ -68,6 +68,11 @@ type visited struct {
 	Dup bool
 	// formDecisions are HIFI's full verdicts, parallel to Forms (fresh fetches only).
 	formDecisions []form.Decision
+	// probes are the probes of the forms, parallel to Forms (nil: none
+	// probed); probeQueries counts their queries, reserved from the probe
+	// budget until the page is recorded.
+	probes       []*store.Probe
+	probeQueries int64
 }
 
 // searchable counts the searchable forms of the page.
@@ -153,11 +158,14 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		} else {
 			v.Page = p
 			e.judgeForms(v)
+			e.probeForms(ctx, v, resp.Body, bu)
 			fillRecord(&rec, p, v.Forms)
 		}
 	}
 	rec.Seq = e.seq.Add(1)
-	if err := e.record(&rec, v, extra); err != nil {
+	err := e.record(&rec, v, extra)
+	e.probing.Add(-v.probeQueries) // counted by the batch, or lost with it
+	if err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -283,6 +291,11 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 			Action: pf.Action, Method: pf.Method, Fields: fields, FoundAt: now, PagesFetched: int(rec.Seq),
 			Reasons: d.Reasons,
 		}
+		if v.probes != nil && v.probes[i] != nil {
+			sf.Probe = v.probes[i]
+			sf.Reasons = append(sf.Reasons, "probe: "+v.probes[i].Decision)
+			t.add(cProbed, 1)
+		}
 		if err := b.SetForm(sf); err != nil {
 			return err
 		}
@@ -292,6 +305,7 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 	}
 	t.add(cSearchable, int64(nSearch))
 	t.add(cRelevant, int64(nRel))
+	t.add(cProbes, v.probeQueries)
 	if extra != nil {
 		if err := extra(b, v, &t); err != nil {
 			return err
