@@ -22,6 +22,7 @@ type State struct {
 	log    []QueryLog
 	maxRet int // largest result count seen, and how often
 	maxCnt int
+	last   []string // keys of the last applied query's results
 }
 
 // NewState returns an empty state.
@@ -50,6 +51,10 @@ func (st *State) Cost() float64 { return st.cost }
 
 // Log is the query log.
 func (st *State) Log() []QueryLog { return st.log }
+
+// LastResults are the keys of the documents the last applied query
+// returned, in result order (an Observer reads them).
+func (st *State) LastResults() []string { return st.last }
 
 func normQuery(o TermOptions, q string) string {
 	ts := o.QueryTerms(q)
@@ -150,6 +155,9 @@ type Options struct {
 	// MaxFailures stops the harvest after this many consecutive failed
 	// queries (default 5).
 	MaxFailures int
+	// StopAfter ends the harvest once this many consecutive queries
+	// downloaded nothing new (0: never): the database looks exhausted.
+	StopAfter int
 }
 
 // Harvest runs the query loop of Algorithm 2.1: ask the policy for a query,
@@ -178,6 +186,9 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 			return st, nil
 		}
 		if opt.CostBudget > 0 && st.cost >= opt.CostBudget {
+			return st, nil
+		}
+		if opt.StopAfter > 0 && st.fruitless() >= opt.StopAfter {
 			return st, nil
 		}
 		var prop Proposal
@@ -228,6 +239,15 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 			opt.Progress(st.progress())
 		}
 	}
+}
+
+// fruitless counts the last queries in a row that downloaded nothing new.
+func (st *State) fruitless() int {
+	n := 0
+	for i := len(st.log) - 1; i >= 0 && st.log[i].New == 0; i-- {
+		n++
+	}
+	return n
 }
 
 func (st *State) progress() Progress {
@@ -363,6 +383,7 @@ func (st *State) record(prop Proposal, docs []Doc, total int, limited bool, page
 		}
 	}
 	st.issued[normQuery(st.Stats.opt, prop.Query)] = true
+	st.last = e.Results
 	e.Log.New = iq.New
 	e.Log.Cost = costOf(n, iq.New)
 	st.cost += e.Log.Cost

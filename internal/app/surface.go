@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/fetch"
@@ -57,6 +58,24 @@ type SurfaceOptions struct {
 	KeepStopWords bool
 	// Seed seeds the random policy.
 	Seed int64
+	// Seeds are the first keywords a form harvest tries (the profile's
+	// keywords), before the form's own option texts and the words of its
+	// page.
+	Seeds []string
+	// StopAfter ends the harvest after this many consecutive queries that
+	// downloaded nothing new (0: never).
+	StopAfter int
+	// Details fetches the page of every new record of a form harvest.
+	Details bool
+	// Browse reads every result page of a form's empty query when the form
+	// lists records for it (see surface.FormOptions).
+	Browse bool
+	// AllowPrivate lets a form harvest on the real web reach loopback and
+	// private addresses.
+	AllowPrivate bool
+	// Fetch, when set, replaces the fetcher settings of a form harvest on
+	// the real web (tests reach the lab's hosts through its transport).
+	Fetch *fetch.Options
 	// PluginDirs are searched before the bundled plugins.
 	PluginDirs []string
 	// Progress receives a progress line at most once a second (nil: none).
@@ -79,6 +98,11 @@ type SurfaceSummary struct {
 	Coverage *float64 `json:"est_coverage"`
 	K        int      `json:"k,omitempty"`
 	Dir      string   `json:"dir"`
+	// Form is what the analysis of a form's inputs found (form harvests).
+	Form *surface.FormReport `json:"form,omitempty"`
+	// Requests counts the HTTP requests of a form harvest (result pages,
+	// the form's page, record pages).
+	Requests int64 `json:"requests,omitempty"`
 }
 
 // Surface downloads the hidden database behind a keyword interface with
@@ -113,6 +137,11 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	if err != nil {
 		return nil, &OptionError{Err: err}
 	}
+	var fp *surface.FormPolicy
+	if src.form != nil {
+		fp = surface.NewFormPolicy(src.form, policy, surface.FormPlanOptions{Seeds: opt.Seeds, Budget: opt.Budget})
+		policy = fp
+	}
 	source := opt.Source
 	if source == "" {
 		source = src.name
@@ -120,12 +149,19 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	prog := &surfaceProgress{w: opt.Progress, on: opt.OnProgress}
 	st, herr := surface.Harvest(ctx, src.searcher, policy, surface.Options{
 		Source: source, Budget: opt.Budget, CostBudget: opt.CostBudget, Cost: sel.Cost,
-		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms,
+		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms, StopAfter: opt.StopAfter,
 		Journal:  &surface.StoreJournal{DB: db, Source: source},
 		Progress: prog.report,
 	})
 	prog.done()
 	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir()}
+	if fp != nil {
+		r := fp.Report()
+		sum.Form = &r
+	}
+	if src.requests != nil {
+		sum.Requests = src.requests.n.Load()
+	}
 	if st != nil {
 		sum.Queries, sum.Docs, sum.Cost, sum.K = len(st.Log()), st.Docs(), st.Cost(), st.K()
 		if size, ok := st.Stats.Size(); ok {
@@ -143,35 +179,16 @@ type surfaceInterface struct {
 	k         int
 	keepStops bool
 	close     func()
+	// form is the searcher of a form harvest (nil otherwise).
+	form     *surface.FormSearcher
+	requests *countingFetcher
 }
 
 func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB) (*surfaceInterface, error) {
 	spec := opt.Interface
 	name := spec
-	var fetchOpt *fetch.Options
-	closeWeb := func() {}
 	if id := opt.Form; id != "" {
-		f, ok, err := db.GetForm(id)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, &OptionError{Option: "form", Err: fmt.Errorf("%s: no such form in %s (see `dwcrawl forms --dir %s`)", id, db.Dir(), db.Dir())}
-		}
-		vars, err := surface.FormVars(f)
-		if err != nil {
-			return nil, &OptionError{Err: err}
-		}
-		vals := url.Values{}
-		for k, v := range vars {
-			vals.Set(k, v)
-		}
-		spec, name = "keyword/htmlform?"+vals.Encode(), "form:"+id
-		if fo, stop, ok, err := testbedFetch(db); err != nil {
-			return nil, err
-		} else if ok {
-			fetchOpt, closeWeb = &fo, stop
-		}
+		return openFormInterface(ctx, opt, db)
 	}
 	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
 		base := strings.TrimSuffix(strings.TrimRight(spec, "/"), "/api/search")
@@ -182,16 +199,85 @@ func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB)
 		s.Client = &http.Client{Timeout: time.Minute}
 		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), opt.MaxRequests), name: base, close: func() {}}, nil
 	}
-	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, fetchOpt, opt.PluginDirs...)
+	kp, err := openKeywordPlugin(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, opt.PluginDirs...)
 	if err != nil {
-		closeWeb()
 		return nil, err
 	}
 	info := kp.Info()
 	if opt.Form == "" {
 		name, _, _ = strings.Cut(spec, "?")
 	}
-	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close(); closeWeb() }}, nil
+	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close() }}, nil
+}
+
+// openFormInterface opens a searchable form the crawl in db recorded as a
+// keyword interface: surface.FormSearcher over the crawl's kind of fetcher
+// (the simulated web a testbed crawl ran on, else the real web with its
+// politeness, robots.txt and address policy).
+func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB) (*surfaceInterface, error) {
+	id := opt.Form
+	f, ok, err := db.GetForm(id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, &OptionError{Option: "form", Err: fmt.Errorf("%s: no such form in %s (see `dwcrawl forms --dir %s`)", id, db.Dir(), db.Dir())}
+	}
+	fo, stop, testbed, err := testbedFetch(db)
+	if err != nil {
+		return nil, err
+	}
+	if !testbed {
+		stop = func() {}
+		fo = fetch.DefaultOptions()
+		fo.AllowPrivate = opt.AllowPrivate
+		if opt.Fetch != nil {
+			fo = *opt.Fetch
+		}
+	}
+	fr, err := fetch.New(fo)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	cf := &countingFetcher{f: fr, max: int64(opt.MaxRequests)}
+	fs, err := surface.NewFormSearcher(f, cf, surface.FormOptions{Details: opt.Details, Browse: opt.Browse})
+	if err != nil {
+		fr.Close()
+		stop()
+		return nil, &OptionError{Option: "form", Err: err}
+	}
+	return &surfaceInterface{searcher: fs, name: "form:" + id, form: fs, requests: cf, close: func() { fr.Close(); stop() }}, nil
+}
+
+// countingFetcher counts the requests of a form harvest and refuses those
+// beyond max (0: no limit) with keyword.ErrBudget, which ends the harvest.
+type countingFetcher struct {
+	f   *fetch.Fetcher
+	n   atomic.Int64
+	max int64
+}
+
+func (c *countingFetcher) take() error {
+	if n := c.n.Add(1); c.max > 0 && n > c.max {
+		c.n.Add(-1)
+		return keyword.Permanent{Err: keyword.ErrBudget}
+	}
+	return nil
+}
+
+func (c *countingFetcher) Fetch(ctx context.Context, u string) (*fetch.Response, error) {
+	if err := c.take(); err != nil {
+		return &fetch.Response{URL: u}, err
+	}
+	return c.f.Fetch(ctx, u)
+}
+
+func (c *countingFetcher) Post(ctx context.Context, u string, v url.Values) (*fetch.Response, error) {
+	if err := c.take(); err != nil {
+		return &fetch.Response{URL: u}, err
+	}
+	return c.f.Post(ctx, u, v)
 }
 
 // testbedFetch serves again the simulated web a testbed crawl of db ran on
@@ -215,7 +301,6 @@ func testbedFetch(db *store.DB) (fo fetch.Options, stop func(), ok bool, err err
 		return fo, nil, false, fmt.Errorf("serving the simulated web: %w", err)
 	}
 	fo = simweb.FetchOptions(fetch.DefaultOptions(), w, srv.Addr)
-	fo.Retries = 0 // the plugin adapter retries
 	return fo, func() { srv.Close() }, true, nil
 }
 
