@@ -82,11 +82,12 @@ return dw.domain{
     },
   },
 
-  -- Reverse searching, the stop-early criteria SC1–SC5, ranking, learning
-  -- and budgets keep their defaults: auto.lua spells out every setting and
-  -- `dwcrawl profile check` prints the resolved values. "search/simweb" is
-  -- the simulated engine; on the real web use "search/searxng",
-  -- "search/brave" or "search/google" (keys stay in the environment).
-  reverse    = { plugin = "search/simweb" },
+  -- Reverse searching, the stop-early criteria SC1–SC5, ranking, learning,
+  -- scope, sitemaps and budgets keep their defaults: auto.lua spells out
+  -- every setting and `dwcrawl profile check` prints the resolved values.
+  -- Reverse search uses the first engine whose environment is set
+  -- (SEARXNG_URL; BRAVE_API_KEY; GOOGLE_API_KEY and GOOGLE_CSE_ID); with
+  -- --testbed the simulated engine.
+  reverse    = { plugins = { "search/searxng", "search/brave", "search/google" } },
   politeness = { delay = "2s" },
 }

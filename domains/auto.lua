@@ -82,13 +82,18 @@ return dw.domain{
   -- fewer than `threshold` unvisited sites, ask a search engine for pages
   -- that link to known deep sites and harvest new sites from them. A result
   -- page counts as a centre page when it links to at least `min_links` known
-  -- sites. "search/simweb" is the simulated engine (offline, testbed); on the
-  -- real web use a plugin for an engine you can reach, e.g. "search/searxng"
-  -- (your own instance, SEARXNG_URL), "search/brave" (BRAVE_API_KEY) or
-  -- "search/google" (GOOGLE_API_KEY, GOOGLE_CSE_ID). API keys are read from
-  -- the environment by the plugin, never written here.
+  -- sites. `plugins` are the candidate engines, tried in order: the first
+  -- whose environment is set is used, and `dwcrawl run` says at start which
+  -- one (or why reverse search is off): "search/searxng" (your own instance,
+  -- SEARXNG_URL), "search/brave" (BRAVE_API_KEY), "search/google"
+  -- (GOOGLE_API_KEY and GOOGLE_CSE_ID). API keys are read from the
+  -- environment by the plugin, never written here. `plugin = "search/NAME"`
+  -- names one engine instead. With --testbed the simulated engine
+  -- (search/simweb) is used whatever this says. `dwcrawl seeds --profile
+  -- domains/auto.lua` asks the same engine for the keywords below and lists
+  -- candidate seed sites.
   reverse = {
-    plugin      = "search/simweb",
+    plugins     = { "search/searxng", "search/brave", "search/google" },
     threshold   = 50,
     min_links   = 3,
     max_queries = 20,
@@ -123,11 +128,43 @@ return dw.domain{
 
   -- Manners toward each web site (robots.txt is always honoured; a
   -- Crawl-delay longer than `delay` wins). Testbed runs use no delay.
+  -- `user_agent` is sent with every request (default: dwcrawl's, naming its
+  -- home page); `headers` are extra request headers sent to the crawled
+  -- sites (never to search engines); User-Agent, Host and Cookie cannot be
+  -- set here. Cookies the sites set are kept per crawl in the crawl
+  -- directory and sent back, also after a resume.
   politeness = {
     delay          = "2s",
     timeout        = "30s",
     max_body_bytes = 2 * 1024 * 1024,
+    -- user_agent  = "dwcrawl/0.1 (+https://github.com/dwcrawl/dwcrawl)",
+    headers        = { ["Accept-Language"] = "en-US,en;q=0.8" },
   },
+
+  -- What the crawl may fetch. `allow_hosts` and `deny_hosts` are globs on
+  -- the host name in which * matches any characters ("*.example.com": the
+  -- subdomains of example.com); `allow` and `deny` are regular expressions
+  -- (Go RE2 syntax) searched in the whole URL. A URL is in scope when its
+  -- host matches an allow_hosts glob (or there is none) and no deny_hosts
+  -- glob, and the URL matches an allow pattern (or there is none) and no
+  -- deny pattern. `max_pages_per_host` caps the pages fetched from one host
+  -- (0: no cap). A refused URL is not fetched; `dwcrawl failures` lists it
+  -- with cause "scope".
+  -- For example:
+  --   deny_hosts = { "*.facebook.com", "*.youtube.com" },
+  --   deny       = { "[?&]sessionid=", "/(cart|checkout)([/?]|$)" },
+  scope = {
+    allow_hosts        = {},
+    deny_hosts         = {},
+    allow              = {},
+    deny               = {},
+    max_pages_per_host = 0,
+  },
+
+  -- Sitemaps (the sitemaps.org files a site lists in robots.txt, and
+  -- /sitemap.xml; index files and gzip are read) add the URLs of the site
+  -- they list to its in-site frontier, at depth 1.
+  sitemaps = { enabled = true, max_files = 5, max_urls = 500 },
 
   -- Post-query probing (off while queries = 0). A searchable form whose
   -- domain the classifiers cannot tell from its own text (a bare "Search"

@@ -54,13 +54,20 @@ func TestProfiles(t *testing.T) {
 			if len(p.Site.Keywords) == 0 || len(p.Site.Negative) == 0 || len(p.Link.Keywords) == 0 || len(p.Link.Negative) == 0 {
 				t.Errorf("missing site/link hints: %+v %+v", p.Site, p.Link)
 			}
-			if p.Reverse.Plugin != "" {
-				kind, name, err := plugins.SplitRef(p.Reverse.Plugin)
+			engines := p.Reverse.Engines()
+			if len(engines) == 0 {
+				t.Error("no reverse-search engine: on the real web reverse search would be off")
+			}
+			for _, ref := range engines {
+				kind, name, err := plugins.SplitRef(ref)
 				if err == nil {
 					_, _, err = plugins.Find(kind, name)
 				}
 				if err != nil {
-					t.Errorf("reverse.plugin: %v", err)
+					t.Errorf("reverse engine %s: %v", ref, err)
+				}
+				if ref == "search/simweb" {
+					t.Errorf("reverse engine %s exists only in testbed mode (which uses it anyway)", ref)
 				}
 			}
 			if p.Politeness.Delay <= 0 {

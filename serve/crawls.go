@@ -565,6 +565,11 @@ type FailedURL struct {
 	URL    string    `json:"url"`
 	Status int       `json:"status,omitempty"`
 	At     time.Time `json:"at"`
+	// Error is the error text; Attempts the requests made over all runs,
+	// Runs the crawl runs it failed in.
+	Error    string `json:"error,omitempty"`
+	Attempts int    `json:"attempts,omitempty"`
+	Runs     int    `json:"runs,omitempty"`
 }
 
 // Failures is the body of GET /api/crawls/{id}/failures.
@@ -573,26 +578,13 @@ type Failures struct {
 	Failures []FailureGroup `json:"failures"` // by cause, most frequent first
 }
 
-// readFailures groups the crawl's failed URLs by cause. Today the cause is
-// the URL state's error (fetch.Reason: status, timeout, network, robots…;
-// parse errors too); when the store keeps per-cause failure records, read
-// them here.
+// readFailures groups the crawl's failures by cause: the store's failure
+// records (fetch.Cause labels: dns, refused, timeout, http-NNN, robots,
+// scope, ...), and pages fetched but not parsed as "parse".
 func readFailures(db *store.DB, examples int) (Failures, error) {
 	groups := map[string]*FailureGroup{}
 	out := Failures{Failures: []FailureGroup{}}
-	err := db.ScanURLs("", func(st store.URLState) error {
-		if st.State != store.StateFailed || st.Err == "" {
-			// a failed fetch's redirect target shares its state without a
-			// cause: the failure is counted on the URL that was fetched
-			return nil
-		}
-		cause := st.Err
-		if strings.HasPrefix(cause, "parse:") {
-			cause = "parse"
-		}
-		if cause == "status" && st.Status != 0 {
-			cause = fmt.Sprintf("http-%d", st.Status)
-		}
+	add := func(cause string, u FailedURL) {
 		g := groups[cause]
 		if g == nil {
 			g = &FailureGroup{Cause: cause, Examples: []FailedURL{}}
@@ -601,10 +593,21 @@ func readFailures(db *store.DB, examples int) (Failures, error) {
 		g.Count++
 		out.Total++
 		if len(g.Examples) < examples {
-			g.Examples = append(g.Examples, FailedURL{URL: st.URL, Status: st.Status, At: st.Fetched})
+			g.Examples = append(g.Examples, u)
 		}
+	}
+	err := db.ScanFailures("", func(f store.Failure) error {
+		add(f.Cause, FailedURL{URL: f.URL, Status: f.Status, At: f.Time, Error: f.Error, Attempts: f.Attempts, Runs: f.Runs})
 		return nil
 	})
+	if err == nil {
+		err = db.ScanURLs("", func(st store.URLState) error {
+			if st.State == store.StateFailed && strings.HasPrefix(st.Err, "parse:") {
+				add("parse", FailedURL{URL: st.URL, Status: st.Status, At: st.Fetched, Error: st.Err})
+			}
+			return nil
+		})
+	}
 	for _, g := range groups {
 		out.Failures = append(out.Failures, *g)
 	}

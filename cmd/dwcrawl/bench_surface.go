@@ -12,15 +12,18 @@ func init() {
 	registerBench(&cli.Command{
 		Name:      "surface",
 		Usage:     "compare query-selection policies (adaptive, generic, random, oracle) harvesting a corpus served as a top-k hidden database",
-		UsageText: "dwcrawl bench surface --corpus FILE.jsonl|FILE.csv --k K --budget N --policies adaptive,generic,random,oracle [--text-fields a,b] [--json] [--out DIR] [--seed N]",
+		UsageText: "dwcrawl bench surface --corpus FILE.jsonl|FILE.csv[,FILE…] --k K --budget N --policies adaptive,generic,random,oracle [--text-fields a,b] [--json] [--out DIR] [--seed N]",
 		Description: "Serves the corpus as a hidden database (conjunctive keyword search over --text-fields, a fixed\n" +
 			"query-independent ranking, top-k results, pages of --page-size) on a loopback HTTP listener and\n" +
 			"harvests it with each policy under the same query budget, measuring coverage (distinct records\n" +
 			"downloaded / records) after every query. oracle is greedy set cover with full knowledge of every\n" +
 			"term's top-k result set, the reference. The table (or --json) gives the coverage at the\n" +
-			"checkpoints 10, 25, 50, 100, 200, 500; --out writes one CSV curve per policy.",
+			"checkpoints 10, 25, 50, 100, 200, 500, and next to it the harvest's own coverage estimate with\n" +
+			"its 90% interval and estimator (what `dwcrawl surface` reports, computed without the truth) and\n" +
+			"whether the interval holds the true coverage; --out writes one CSV curve per policy. Several\n" +
+			"corpus files, comma-separated, make one database.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "corpus", Usage: "records: `FILE` .jsonl, .csv or .json (array)", Required: true},
+			&cli.StringFlag{Name: "corpus", Usage: "records: `FILE` .jsonl, .csv or .json (array); several comma-separated make one database", Required: true},
 			&cli.StringFlag{Name: "text-fields", Usage: "searchable fields, comma-separated (default: every field but the id)"},
 			&cli.StringFlag{Name: "id-field", Usage: "record id field (default: id, ID, key or _id when unique, else the line number)"},
 			&cli.IntFlag{Name: "k", Value: 100, Usage: "result limit (top-k) of the hidden database"},
@@ -31,10 +34,11 @@ func init() {
 			&cli.StringFlag{Name: "cost", Value: "1,0,0", Usage: "cost model `cq,cr,cd` of the adaptive policy"},
 			&cli.StringFlag{Name: "wordlist", Usage: "word list of random and generic, one word per line (default: the bundled SUBTLEX-US list)"},
 			&cli.BoolFlag{Name: "hide-total", Usage: "the interface hides its match counts"},
+			&cli.BoolFlag{Name: "no-probe", Usage: "no size probes (queries the harvest spends on its coverage estimate when totals are hidden)"},
 			&cli.BoolFlag{Name: "in-process", Usage: "search the database in process instead of over loopback HTTP"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of the ranking and of the random policy"},
 			&cli.StringFlag{Name: "out", Usage: "write `DIR`/<policy>.csv coverage curves"},
-			&cli.BoolFlag{Name: "json", Usage: "print [{policy, queries, coverage}] at the checkpoints as JSON"},
+			&cli.BoolFlag{Name: "json", Usage: "print [{policy, queries, coverage, coverage_estimate, coverage_low, coverage_high, estimator, in_interval}] at the checkpoints as JSON"},
 			&cli.BoolFlag{Name: "progress", Usage: "report progress on stderr"},
 		},
 		Action: benchSurface,
@@ -58,6 +62,7 @@ func benchSurface(c *cli.Context) error {
 		Words:     words,
 		HideTotal: c.Bool("hide-total"),
 		InProcess: c.Bool("in-process"),
+		NoProbe:   c.Bool("no-probe"),
 	}
 	for _, p := range opt.Policies {
 		switch p {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -40,11 +41,18 @@ func TestClassify(t *testing.T) {
 		w.Write([]byte(classifyPage))
 	}))
 	defer srv.Close()
-	if out, err = runFormsCmd(t, "classify", srv.URL+"/"); err != nil || !strings.Contains(out, "2 form(s)") {
+	if out, err = runFormsCmd(t, "classify", "--allow-private", srv.URL+"/"); err != nil || !strings.Contains(out, "2 form(s)") {
 		t.Errorf("loopback URL: %v\n%s", err, out)
 	}
-	if _, err = runFormsCmd(t, "classify", "http://example.com/"); err == nil || !strings.Contains(err.Error(), "loopback") {
-		t.Errorf("non-loopback URL: %v", err)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	named := "http://cars.example.test:" + port + "/"
+	if out, err = runFormsCmd(t, "classify", "--allow-private", "--resolve", "cars.example.test:"+port+":127.0.0.1", named); err != nil ||
+		!strings.Contains(out, named+": 2 form(s)") {
+		t.Errorf("--resolve: %v\n%s", err, out)
+	}
+	// loopback without --allow-private: refused, and the error says what to do
+	if _, err = runFormsCmd(t, "classify", srv.URL+"/"); err == nil || !strings.Contains(err.Error(), "--allow-private") {
+		t.Errorf("loopback URL without --allow-private: %v", err)
 	}
 	var ee errExit
 	if _, err = runFormsCmd(t, "classify"); !asFormsExit(err, &ee) || ee.code != 2 {

@@ -18,7 +18,8 @@ func init() {
 		Usage:     "export the records harvested by `dwcrawl surface`",
 		UsageText: "dwcrawl docs --dir DIR [--source NAME] [--format jsonl] [--out FILE] | --list",
 		Description: "Writes one JSON object per record ({id, url, text, fields, key, source, query, seq}), in\n" +
-			"download order. --list prints the harvested sources of DIR with their record and query counts.",
+			"download order. --list prints the harvested sources of DIR with their record and query counts and\n" +
+			"the last journaled coverage estimate (interval, estimator).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "crawl `DIR` of the harvest", Required: true},
 			&cli.StringFlag{Name: "source", Usage: "only this harvest (as listed by --list)"},
@@ -52,8 +53,20 @@ func runDocs(c *cli.Context) error {
 			names = append(names, s)
 		}
 		sort.Strings(names)
+		ests, err := surface.Estimates(db)
+		if err != nil {
+			return err
+		}
 		for _, s := range names {
-			fmt.Fprintf(c.App.Writer, "%s\t%d records\t%d queries\n", s, srcs[s][0], srcs[s][1])
+			fmt.Fprintf(c.App.Writer, "%s\t%d records\t%d queries", s, srcs[s][0], srcs[s][1])
+			if l, ok := ests[s]; ok {
+				if l.CoverageEstimate != nil {
+					fmt.Fprintf(c.App.Writer, "\test. coverage %.1f%% [%.1f–%.1f%%] at query %d (%s)", 100**l.CoverageEstimate, 100**l.CoverageLow, 100**l.CoverageHigh, l.N, l.Estimator)
+				} else {
+					fmt.Fprintf(c.App.Writer, "\test. coverage: none at query %d", l.N)
+				}
+			}
+			fmt.Fprintln(c.App.Writer)
 		}
 		return nil
 	}

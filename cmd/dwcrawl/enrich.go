@@ -42,7 +42,7 @@ func init() {
 			"records are matched to local records (Jaccard ≥ 0.9 on the documents by default); --out gets\n" +
 			"the local table plus the matched record's fields (h_*), the match score and the covering query.\n" +
 			"With --dir every query is journaled and an interrupted run resumes where it stopped.",
-		Flags:  enrichFlags,
+		Flags:  append(append([]cli.Flag(nil), enrichFlags...), netFlags()...),
 		Action: runEnrich,
 	})
 }
@@ -63,7 +63,7 @@ func runEnrich(c *cli.Context) error {
 	if err != nil {
 		return errExit{2, fmt.Errorf("--match: %w", err)}
 	}
-	s, err := app.OpenInterface(c.Context, c.String("interface"))
+	s, err := app.OpenInterface(c.Context, c.String("interface"), netOptions(c))
 	if err != nil {
 		return errExit{2, err}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/experiment/enrichbench"
 	"github.com/dwcrawl/dwcrawl/internal/app"
 )
@@ -28,6 +29,7 @@ var flagHints = []struct {
 	{app.ErrNoVocabulary, "give a vocabulary: --local with --columns, or --words"},
 	{enrich.ErrOtherRun, "use another --dir"},
 	{enrichbench.ErrNoIDColumn, "set --id-column"},
+	{fetch.ErrBlocked, "the address policy refuses loopback, private and reserved addresses; run with --allow-private to reach them"},
 }
 
 // hinted is an error with the flag advice added.

@@ -38,7 +38,7 @@ func TestProfileCheck(t *testing.T) {
 		code    int
 	}{
 		{"good", []string{good}, []string{"name: auto\n", "max_depth: 5", "# SC1", "  - https://www.autotrader.com/\n"}, "", 0},
-		{"json", []string{"--json", good}, []string{`"max_depth": 5`, `"plugin": "search/simweb"`}, "", 0},
+		{"json", []string{"--json", good}, []string{`"max_depth": 5`, `"plugins": [`, `"search/searxng"`}, "", 0},
 		{"wrong type", []string{broken("type.lua", depth, `max_depth = "3",`)}, nil,
 			filepath.Join(dir, "type.lua") + ":" + strconv.Itoa(lineOf(depth)) + `: stop.max_depth: expected integer, got string "3"`, 1},
 		{"unknown key", []string{broken("key.lua", depth, `max_dept = 3,`)}, nil,

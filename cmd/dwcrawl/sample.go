@@ -21,7 +21,7 @@ func init() {
 			"number of vocabulary keywords in the record, which makes the sample uniform over records whose\n" +
 			"keywords give solid queries. θ = Σ|q(Hs)| / Σ|q(H)| over the queries whose |q(H)| is known (solid\n" +
 			"ones, or any when the interface reports totals). Writes hs.jsonl and hs.jsonl.meta.json.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "interface", Usage: "keyword interface: http(s) URL of a JSON search API, or a Lua keyword plugin", Required: true},
 			&cli.IntFlag{Name: "queries", Value: 100, Usage: "number of sampling queries N"},
 			&cli.StringFlag{Name: "out", Usage: "sample file `hs.jsonl`", Required: true},
@@ -32,7 +32,7 @@ func init() {
 			&cli.IntFlag{Name: "k", Usage: "result limit k (default: what the interface declares)"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "random seed"},
 			&cli.BoolFlag{Name: "json", Usage: "print the sample's meta data as JSON"},
-		},
+		}, netFlags()...),
 		Action: runSample,
 	})
 }
@@ -49,7 +49,7 @@ func runSample(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := app.OpenInterface(c.Context, c.String("interface"))
+	s, err := app.OpenInterface(c.Context, c.String("interface"), netOptions(c))
 	if err != nil {
 		return errExit{2, err}
 	}

@@ -33,7 +33,7 @@ profile (profile_lua) runs in the same Lua sandbox as a profile file.`,
 			&cli.BoolFlag{Name: "resume", Usage: "continue the jobs the last server left running"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format: text or json"},
 			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "log level: debug, info, warn, error"},
-		}, webFlags()...),
+		}, append(webFlags(), netFlags()...)...),
 		Action: serveCmd,
 	})
 }
@@ -54,7 +54,7 @@ func serveCmd(c *cli.Context) error {
 	}
 	return app.Serve(c.Context, app.ServeOptions{
 		Addr: c.String("addr"), Root: c.String("root"), Token: c.String("token"), Allow: allow,
-		PluginDirs: pluginDirs(c), Resume: c.Bool("resume"), Logger: log,
+		PluginDirs: pluginDirs(c), Resume: c.Bool("resume"), Logger: log, Net: netOptions(c),
 		Web: app.WebOptions{Seed: c.Int64("seed"), SeedSet: c.IsSet("seed"), Config: c.String("config"), Data: c.String("data")},
 	}, c.App.ErrWriter)
 }

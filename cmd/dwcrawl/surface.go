@@ -28,8 +28,11 @@ func init() {
 			"records of each result page from their repeated structure and follows the site's own next-page\n" +
 			"link or button. Every query is journaled in DIR: run the same command again (with a larger\n" +
 			"--budget, which counts all the queries of the source) to continue. `dwcrawl docs --dir DIR`\n" +
-			"exports the records.",
-		Flags: []cli.Flag{
+			"exports the records. The coverage estimate (records downloaded / estimated database size) comes\n" +
+			"with a 90% interval and the estimator's name (stratified Schnabel capture–recapture over the\n" +
+			"queries' match sets; `exact` when the interface reports its size); an interface that hides its\n" +
+			"totals and cuts every answer gets a few size probes (--no-probe turns them off).",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "interface", Usage: "keyword interface: a Lua keyword plugin (`SPEC` keyword/NAME?var=value) or the http(s) URL of a JSON search API"},
 			&cli.StringFlag{Name: "form", Usage: "`FORM_ID` of a searchable form discovered by the crawl in --dir"},
 			&cli.StringFlag{Name: "dir", Usage: "crawl `DIR`: where the harvest is stored and resumed (and --form is looked up)", Required: true},
@@ -51,10 +54,11 @@ func init() {
 			&cli.StringFlag{Name: "profile", Usage: "with --form: domain profile `FILE` whose keywords are the first queries"},
 			&cli.BoolFlag{Name: "details", Usage: "with --form: fetch each new record's own page (one request per record)"},
 			&cli.BoolFlag{Name: "browse", Usage: "with --form: read every result page of the empty query when the site lists records for it"},
-			&cli.BoolFlag{Name: "allow-private", Usage: "with --form on the real web: allow loopback and private addresses"},
+			&cli.BoolFlag{Name: "no-probe", Usage: "no size probes (queries spent on the coverage estimate when the interface hides its totals)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on stderr"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
-		},
+			&cli.StringFlag{Name: "warc", Usage: "archive every HTTP exchange of the interface (request and response records) as WARC 1.1 files in `DIR`"},
+		}, netFlags()...),
 		Action: runSurface,
 	})
 }
@@ -72,8 +76,8 @@ func runSurface(c *cli.Context) error {
 		Policy: c.String("policy"), Budget: c.Int("budget"), CostBudget: c.Float64("cost-budget"),
 		Select: sel, Words: words, First: c.String("first"), K: c.Int("k"),
 		MaxPages: c.Int("max-pages"), MaxRequests: c.Int("max-requests"), KeepStopWords: c.Bool("keep-stopwords"),
-		Seed: c.Int64("seed"), PluginDirs: c.StringSlice("plugins"),
-		StopAfter: c.Int("stop-after"), Details: c.Bool("details"), Browse: c.Bool("browse"), AllowPrivate: c.Bool("allow-private"),
+		Seed: c.Int64("seed"), PluginDirs: c.StringSlice("plugins"), Net: netOptions(c), WARC: c.String("warc"),
+		NoProbe: c.Bool("no-probe"), StopAfter: c.Int("stop-after"), Details: c.Bool("details"), Browse: c.Bool("browse"),
 	}
 	if f := c.String("profile"); f != "" {
 		p, err := profile.Load(c.Context, f)
@@ -96,7 +100,10 @@ func runSurface(c *cli.Context) error {
 	} else {
 		fmt.Fprintf(c.App.Writer, "%s: %d queries, %d records, cost %g", sum.Source, sum.Queries, sum.Docs, sum.Cost)
 		if sum.Coverage != nil {
-			fmt.Fprintf(c.App.Writer, ", estimated size %.0f (coverage %.1f%%)", *sum.EstSize, 100**sum.Coverage)
+			fmt.Fprintf(c.App.Writer, ", estimated size %.0f (coverage %.1f%%, %.0f%% interval %.1f–%.1f%%, %s)",
+				*sum.EstSize, 100**sum.Coverage, 100*sum.CoverageLevel, 100**sum.CoverageLow, 100**sum.CoverageHigh, sum.Estimator)
+		} else {
+			fmt.Fprintf(c.App.Writer, ", coverage not estimated yet (estimator %s)", sum.Estimator)
 		}
 		if f := sum.Form; f != nil {
 			fmt.Fprintf(c.App.Writer, "\nform: query box %s", f.Box)
@@ -109,6 +116,9 @@ func runSurface(c *cli.Context) error {
 			fmt.Fprintf(c.App.Writer, "; %d binding queries, %d requests", f.BindingQueries, sum.Requests)
 		}
 		fmt.Fprintf(c.App.Writer, "\nrecords stored in %s; export with: dwcrawl docs --dir %s --source %q\n", sum.Dir, sum.Dir, sum.Source)
+		if sum.WARC != nil {
+			fmt.Fprintf(c.App.Writer, "warc: %s\n", sum.WARC)
+		}
 	}
 	return herr
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
@@ -73,6 +74,22 @@ func TestSurfaceCommandResumeAndDocs(t *testing.T) {
 			json.Unmarshal([]byte(out), &s2)
 			if s2.Queries != 9 || s2.Docs < s1.Docs || s2.Source != s1.Source {
 				t.Fatalf("resumed run: %+v after %+v", s2, s1)
+			}
+			// the coverage estimate: raw fields, so the names are checked
+			var raw map[string]any
+			json.Unmarshal([]byte(out), &raw)
+			for _, k := range []string{"est_size", "est_coverage", "coverage_estimate", "coverage_low", "coverage_high", "coverage_level", "estimator"} {
+				if _, ok := raw[k]; !ok {
+					t.Fatalf("summary lacks %q: %s", k, out)
+				}
+			}
+			if s2.Estimator == "" || (s2.CoverageEstimate == nil) != (s2.Estimator == surface.EstimatorNone) ||
+				(s2.CoverageEstimate != nil && (*s2.CoverageLow > *s2.CoverageEstimate || *s2.CoverageEstimate > *s2.CoverageHigh)) {
+				t.Fatalf("estimate of the resumed run: %s", out)
+			}
+			list, err := runCLI(t, "docs", "--dir", dir, "--list")
+			if err != nil || !strings.Contains(list, "est. coverage") {
+				t.Fatalf("docs --list: %q, %v", list, err)
 			}
 			out, err = runCLI(t, "docs", "--dir", dir, "--format", "jsonl")
 			if err != nil {
@@ -169,9 +186,13 @@ func TestBenchSurfaceCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []struct {
-		Policy   string
-		Queries  int
-		Coverage float64
+		Policy           string
+		Queries          int
+		Coverage         float64
+		CoverageEstimate *float64 `json:"coverage_estimate"`
+		CoverageLow      *float64 `json:"coverage_low"`
+		CoverageHigh     *float64 `json:"coverage_high"`
+		Estimator        string
 	}
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("%q: %v", out, err)
@@ -182,6 +203,9 @@ func TestBenchSurfaceCommand(t *testing.T) {
 	for _, r := range rows {
 		if r.Coverage < 0 || r.Coverage > 1 {
 			t.Fatalf("coverage out of range: %+v", r)
+		}
+		if r.Estimator == "" || (r.CoverageEstimate != nil && (*r.CoverageLow > *r.CoverageEstimate || *r.CoverageEstimate > *r.CoverageHigh)) {
+			t.Fatalf("estimate: %+v", r)
 		}
 	}
 }

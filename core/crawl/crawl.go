@@ -173,6 +173,8 @@ type Engine struct {
 	siteP sync.Map
 	// probing counts the probe queries reserved by probes not yet recorded.
 	probing atomic.Int64
+	// seedPages are the URLs that stand for the seeds (failure records).
+	seedPages map[string]bool
 }
 
 // New checks the options and prepares an engine over deps.Store.
@@ -214,7 +216,8 @@ func New(opt Options, deps Deps) (*Engine, error) {
 	if opt.ProgressInterval <= 0 {
 		opt.ProgressInterval = time.Second
 	}
-	e := &Engine{opt: opt, prof: opt.Profile, deps: deps, db: deps.Store, log: opt.Logger, limit: int64(opt.Pages)}
+	e := &Engine{opt: opt, prof: opt.Profile, deps: deps, db: deps.Store, log: opt.Logger, limit: int64(opt.Pages),
+		seedPages: seedPageSet(opt.Seeds)}
 	return e, nil
 }
 
@@ -233,6 +236,9 @@ func (e *Engine) Run(ctx context.Context) (Snapshot, error) {
 	}
 	if err := e.restoreFormSignatures(); err != nil {
 		return Snapshot{}, fmt.Errorf("crawl: restoring forms: %w", err)
+	}
+	if err := e.restoreFailures(); err != nil {
+		return Snapshot{}, err
 	}
 	e.stats.start = time.Now()
 	done := make(chan struct{})

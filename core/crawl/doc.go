@@ -31,4 +31,13 @@
 // All crawl state lives in the store: a crawl stopped by ^C or killed resumes
 // where it was, losing no recorded form and refetching only pages that were in
 // flight (fetched pages are replayed from their stored records).
+//
+// Every URL that fails is recorded with its cause (store.Failure, causes from
+// fetch.Cause, "scope" for a URL the profile's scope rules or per-host page
+// cap refuse) and counted by cause in the snapshot; a resumed crawl fetches
+// again the URLs that failed in fewer than MaxFailedRuns runs (the two-stage
+// strategies explore their sites again, replaying what was recorded), and
+// SeedFailures says when no seed could be fetched at all. The two-stage
+// strategies also feed the URLs of a site's sitemaps (robots.txt Sitemap:
+// lines and /sitemap.xml) to its in-site frontier.
 package crawl

@@ -120,6 +120,15 @@ func (r *linkRunner) restore(ctx context.Context) error {
 	} else if n > 0 || inflight > 0 {
 		e.log.Info("resuming crawl", "frontier", n, "in_flight", inflight)
 	}
+	// URLs that failed in fewer than MaxFailedRuns runs are fetched again
+	if err := e.db.ScanFailures("", func(f store.Failure) error {
+		if f.Runs >= MaxFailedRuns || f.Cause == CauseScope {
+			return nil
+		}
+		return r.lf.Push(frontier.Item{URL: f.URL, Site: f.Site, Depth: f.Depth, Score: 1}, 1)
+	}); err != nil {
+		return fmt.Errorf("crawl: queueing failed URLs again: %w", err)
+	}
 	if err := e.db.ScanJSON(store.TagPages, nil, func(key []byte, val []byte) error {
 		var rec pageRecord
 		if err := json.Unmarshal(val, &rec); err != nil {

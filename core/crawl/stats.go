@@ -2,6 +2,8 @@ package crawl
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -16,21 +18,22 @@ type counter int
 // that the summary of a crawl that was killed and resumed is what the store
 // holds.
 const (
-	cPages      counter = iota // pages fetched (recorded), failed ones included
-	cFailed                    // pages whose fetch or parse failed
-	cSites                     // sites whose exploration began (two-stage) or with a recorded page (links)
-	cRelSites                  // explored sites the site classifier (or a seed, or a relevant form) accepted
-	cDeep                      // sites with a relevant searchable form
-	cForms                     // forms seen on fetched pages
-	cSearchable                // searchable forms recorded
-	cRelevant                  // relevant searchable forms recorded
-	cReverse                   // reverse-search rounds
-	cRevQueries                // reverse-search engine queries
-	cCentre                    // centre pages found by reverse search
-	cFSS                       // adaptive-learning rounds of FSS
-	cFSL                       // adaptive-learning rounds of FSL (ACHE: of its link classifier)
-	cProbes                    // probe queries submitted to searchable forms
-	cProbed                    // searchable forms probed
+	cPages       counter = iota // pages fetched (recorded), failed ones included
+	cFailed                     // pages whose fetch or parse failed
+	cSites                      // sites whose exploration began (two-stage) or with a recorded page (links)
+	cRelSites                   // explored sites the site classifier (or a seed, or a relevant form) accepted
+	cDeep                       // sites with a relevant searchable form
+	cForms                      // forms seen on fetched pages
+	cSearchable                 // searchable forms recorded
+	cRelevant                   // relevant searchable forms recorded
+	cReverse                    // reverse-search rounds
+	cRevQueries                 // reverse-search engine queries
+	cCentre                     // centre pages found by reverse search
+	cFSS                        // adaptive-learning rounds of FSS
+	cFSL                        // adaptive-learning rounds of FSL (ACHE: of its link classifier)
+	cSitemapURLs                // URLs queued from sitemaps
+	cProbes                     // probe queries submitted to searchable forms
+	cProbed                     // searchable forms probed
 	numCounters
 )
 
@@ -49,8 +52,10 @@ var counterNames = [numCounters]string{
 	cCentre:     "crawl.reverse.centre",
 	cFSS:        "crawl.learn.fss",
 	cFSL:        "crawl.learn.fsl",
-	cProbes:     "crawl.probe.queries",
-	cProbed:     "crawl.probe.forms",
+
+	cSitemapURLs: "crawl.sitemap.urls",
+	cProbes:      "crawl.probe.queries",
+	cProbed:      "crawl.probe.forms",
 }
 
 // ctrPages is the store counter of the pages fetched.
@@ -112,6 +117,7 @@ type Stats struct {
 	counts                       [numCounters]atomic.Int64
 	replayed                     atomic.Int64 // this run only: pages replayed, not fetched
 	frontierSites, frontierLinks atomic.Int64 // gauges, set from the frontiers
+	fails                        failures     // failure records by cause, as committed
 	start                        time.Time
 	basePages                    int64 // pages recorded before this run
 }
@@ -163,6 +169,11 @@ type Snapshot struct {
 	FrontierLinks   int64         `json:"frontier_links"`
 	Elapsed         time.Duration `json:"elapsed_ns"`
 	PagesPerSecond  float64       `json:"pages_per_second"`
+	// Failures counts the URLs whose latest fetch failed (or that the
+	// scope refused), by cause (fetch.Cause labels and "scope").
+	Failures map[string]int64 `json:"failures"`
+	// SitemapURLs counts the URLs sitemaps added to in-site frontiers.
+	SitemapURLs int64 `json:"sitemap_urls"`
 }
 
 // Snapshot copies the counters.
@@ -174,6 +185,7 @@ func (s *Stats) Snapshot() Snapshot {
 		ReverseTriggers: s.get(cReverse), ReverseQueries: s.get(cRevQueries), CentrePages: s.get(cCentre),
 		LearnSites: s.get(cFSS), LearnForms: s.get(cFSL), ProbedForms: s.get(cProbed), ProbeQueries: s.get(cProbes),
 		FrontierSites: s.frontierSites.Load(), FrontierLinks: s.frontierLinks.Load(),
+		Failures: s.fails.snapshot(), SitemapURLs: s.get(cSitemapURLs),
 	}
 	if sn.Pages > 0 {
 		sn.HarvestRate = float64(sn.RelevantForms) / float64(sn.Pages)
@@ -193,9 +205,33 @@ func (sn Snapshot) StatusLine() string {
 		sn.Pages, sn.PagesPerSecond, sn.Sites, sn.DeepSites, sn.SearchableForms, sn.RelevantForms, sn.FrontierSites, sn.FrontierLinks)
 }
 
+// FailureLine renders the failures by cause, most frequent first
+// ("dns 3, robots 1"); "none" without failures.
+func (sn Snapshot) FailureLine() string {
+	if len(sn.Failures) == 0 {
+		return "none"
+	}
+	causes := make([]string, 0, len(sn.Failures))
+	for c := range sn.Failures {
+		causes = append(causes, c)
+	}
+	sort.Slice(causes, func(i, j int) bool {
+		if a, b := sn.Failures[causes[i]], sn.Failures[causes[j]]; a != b {
+			return a > b
+		}
+		return causes[i] < causes[j]
+	})
+	parts := make([]string, len(causes))
+	for i, c := range causes {
+		parts[i] = fmt.Sprintf("%s %d", c, sn.Failures[c])
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Summary renders the final report of a crawl.
 func (sn Snapshot) Summary() string {
 	return fmt.Sprintf(`pages fetched        %d (%d failed, %d replayed from the store)
+failures by cause    %s
 sites visited        %d (%d relevant)
 deep sites           %d
 forms                %d (%d searchable, %d relevant)
@@ -204,7 +240,7 @@ reverse searches     %d triggers, %d engine queries, %d centre pages
 adaptive learning    %d FSS rebuilds, %d FSL rebuilds
 probing              %d forms, %d probe queries
 elapsed              %s (%.0f pages/s)
-`, sn.Pages, sn.Failed, sn.Replayed, sn.Sites, sn.RelevantSites, sn.DeepSites,
+`, sn.Pages, sn.Failed, sn.Replayed, sn.FailureLine(), sn.Sites, sn.RelevantSites, sn.DeepSites,
 		sn.Forms, sn.SearchableForms, sn.RelevantForms, sn.HarvestRate,
 		sn.ReverseTriggers, sn.ReverseQueries, sn.CentrePages, sn.LearnSites, sn.LearnForms,
 		sn.ProbedForms, sn.ProbeQueries,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -51,6 +52,11 @@ type knownSite struct {
 	counted  bool // in the sites counter: its exploration began (maybe in an earlier run)
 	deep     bool
 	seed     bool
+	status   store.SiteStatus // as the store had it when this run began
+	// redo is set for a site an earlier run explored and this run explores
+	// again to retry its failed pages: what it already counted is not
+	// counted twice.
+	redo bool
 }
 
 func (e *Engine) runTwoStage(ctx context.Context) error {
@@ -83,7 +89,7 @@ func (t *twoStage) restore(ctx context.Context) error {
 	}
 	var unfinished []store.Site
 	err := e.db.ScanSites(func(s store.Site) error {
-		k := &knownSite{deep: s.Deep, seed: s.From == "seed"}
+		k := &knownSite{deep: s.Deep, seed: s.From == "seed", status: s.Status}
 		switch s.Status {
 		case store.SiteRelevant, store.SiteIrrelevant, store.SiteFailed:
 			k.explored, k.counted = true, true
@@ -98,6 +104,9 @@ func (t *twoStage) restore(ctx context.Context) error {
 		return fmt.Errorf("crawl: restoring sites: %w", err)
 	}
 	if err := t.restoreReverse(); err != nil {
+		return err
+	}
+	if err := t.requeueFailed(); err != nil {
 		return err
 	}
 	for _, s := range unfinished {
@@ -136,6 +145,42 @@ func (t *twoStage) restore(ctx context.Context) error {
 	return nil
 }
 
+// requeueFailed queues again the explored sites of an earlier run with
+// pages that failed in fewer than MaxFailedRuns runs (a seed whose homepage
+// could not be fetched, pages lost to an outage): exploring such a site
+// replays its recorded pages and fetches the failed ones again.
+func (t *twoStage) requeueFailed() error {
+	retry := map[string]bool{}
+	err := t.e.db.ScanFailures("", func(f store.Failure) error {
+		if f.Runs < MaxFailedRuns && f.Cause != CauseScope {
+			retry[f.Site] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: reading failures: %w", err)
+	}
+	sites := make([]string, 0, len(retry))
+	for s := range retry {
+		if k := t.known[s]; k != nil && k.explored {
+			sites = append(sites, s)
+		}
+	}
+	sort.Strings(sites)
+	for _, s := range sites {
+		k := t.known[s]
+		k.explored, k.redo = false, true
+		if err := t.sf.Push(frontier.Item{URL: s, Site: s, Score: 1000}, true); err != nil {
+			return err
+		}
+	}
+	if len(sites) > 0 {
+		t.e.log.Info("retrying sites with failed pages", "sites", len(sites))
+	}
+	return nil
+}
+
+// updateFrontierStats sets the frontier gauge.
 func (t *twoStage) updateFrontierStats() {
 	h, l := t.sf.Len()
 	t.e.stats.frontierSites.Store(int64(h + l))
@@ -241,7 +286,7 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	default:
 		rec.Status = store.SiteIrrelevant
 	}
-	if rec.Deep && t.smart && homeText != "" {
+	if rec.Deep && t.smart && homeText != "" && !(k.redo && k.deep) {
 		// adaptive learning: the site classifier learns the homepages of
 		// the deep sites found (portals whose vocabulary spans domains)
 		if lp, ok := e.deps.Pages.(*learningPages); ok {
@@ -286,20 +331,24 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	if err := b.SetSite(rec); err != nil {
 		return err
 	}
-	var n tally
-	if rec.Status == store.SiteRelevant {
-		n.add(cRelSites, 1)
-	}
-	if rec.Deep {
-		n.add(cDeep, 1)
-	}
 	t.mu.Lock()
 	k := t.known[rec.URL]
 	ev := k.data
+	// a site explored again (failed pages retried) was counted as its
+	// earlier status said
+	wasRelevant := k.redo && k.status == store.SiteRelevant
+	wasDeep := k.redo && k.deep
 	t.mu.Unlock()
+	var n tally
+	if rec.Status == store.SiteRelevant && !wasRelevant {
+		n.add(cRelSites, 1)
+	}
+	if rec.Deep && !wasDeep {
+		n.add(cDeep, 1)
+	}
 	// adaptive learning: a deep site is an example for FSS
 	var example *rank.Features
-	if l := t.rk.learn; rec.Deep && l != nil && hv.Page != nil {
+	if l := t.rk.learn; rec.Deep && !wasDeep && l != nil && hv.Page != nil {
 		f := rank.SiteFeatures(rec.URL, ev.Anchor, ev.Around)
 		if err := l.stage(b, rank.SpaceFSS, rec.URL, f); err != nil {
 			return err

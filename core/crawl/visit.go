@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
-	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/store"
@@ -73,6 +72,11 @@ type visited struct {
 	// budget until the page is recorded.
 	probes       []*store.Probe
 	probeQueries int64
+	// errText and attempts describe a failed fetch (fresh fetches only);
+	// retried marks the fetch of a URL an earlier run failed to fetch.
+	errText  string
+	attempts int
+	retried  bool
 }
 
 // searchable counts the searchable forms of the page.
@@ -105,47 +109,62 @@ type stager func(b *store.Batch, v *visited, t *tally) error
 // failures are recorded and returned as a visited with a nil Page, never as
 // an error.
 func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra stager) (*visited, error) {
+	retried := false
 	if rec, ok, err := e.replay(u); err != nil {
 		return nil, err
 	} else if ok {
-		v := recordToVisited(rec)
-		e.stats.replayed.Add(1)
-		return v, nil
+		// a page an earlier run failed to fetch is fetched again, a few
+		// runs at most (MaxFailedRuns)
+		if failedRecord(rec) {
+			if retried, err = e.retryable(u); err != nil {
+				return nil, err
+			}
+		}
+		if !retried {
+			v := recordToVisited(rec)
+			e.stats.replayed.Add(1)
+			return v, nil
+		}
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	site := canon.Site(u)
+	if ok, err := e.inScope(u, parent, depth); err != nil || !ok {
+		// refused: recorded as a failure, counts for no stop criterion
+		return &visited{URL: u, Site: site, Depth: depth, Replayed: true, Dup: true}, err
+	}
 	// two workers can reach one URL at once (in-site and reverse search,
 	// redirects): only the first fetches it
 	if _, dup := e.claimed.LoadOrStore(hash64(u), struct{}{}); dup {
-		return &visited{URL: u, Site: canon.Site(u), Depth: depth, Replayed: true, Dup: true}, nil
+		e.releaseHost(canon.Host(u))
+		return &visited{URL: u, Site: site, Depth: depth, Replayed: true, Dup: true}, nil
 	}
 	if !e.reserve() {
 		e.claimed.Delete(hash64(u))
+		e.releaseHost(canon.Host(u))
 		return nil, ErrBudget
 	}
-	site := canon.Site(u)
 	rec := pageRecord{URL: u, Site: site, Parent: parent, Depth: depth, Fetched: time.Now()}
 	resp, ferr := e.deps.Fetcher.Fetch(ctx, u)
 	if ferr != nil && ctx.Err() != nil {
 		// cancelled mid-fetch: the page stays in flight and is fetched on resume
 		e.budget.Add(-1)
 		e.claimed.Delete(hash64(u))
+		e.releaseHost(canon.Host(u))
 		return nil, ctx.Err()
 	}
-	v := &visited{URL: u, Site: site, Depth: depth}
+	v := &visited{URL: u, Site: site, Depth: depth, retried: retried}
 	if resp != nil {
 		rec.Status = resp.Status
+		v.attempts = resp.Attempts
 		if resp.URL != "" && resp.URL != u {
 			rec.Final = resp.URL
 		}
 	}
 	if ferr != nil {
-		rec.Err = fetch.Reason(ferr)
-		if rec.Err == "" {
-			rec.Err = ferr.Error()
-		}
-		e.log.Debug("fetch failed", "url", u, "err", ferr)
+		rec.Err, v.errText = causeOf(ferr), ferr.Error()
+		e.log.Debug("fetch failed", "url", u, "cause", rec.Err, "err", ferr)
 	} else {
 		base := resp.URL
 		if base == "" {
@@ -154,7 +173,7 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		bu, _ := url.Parse(base)
 		p, perr := page.Parse(resp.Body, "text/html; charset=utf-8", bu)
 		if perr != nil {
-			rec.Err = "parse: " + perr.Error()
+			rec.Err, v.errText = "parse", perr.Error()
 		} else {
 			v.Page = p
 			e.judgeForms(v)
@@ -267,10 +286,22 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 	if err := b.PutJSON(store.TagPages, []byte(rec.URL), rec); err != nil {
 		return err
 	}
+	fd, err := e.stageFailure(b, rec, v, now)
+	if err != nil {
+		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
+	}
+	if e.prof.Scope.MaxPagesPerHost > 0 {
+		if err := b.AddCounter(hostCounter(canon.Host(rec.URL)), 1); err != nil {
+			return err
+		}
+	}
 	var t tally
 	t.add(cPages, 1)
 	if v.Page == nil {
 		t.add(cFailed, 1)
+	}
+	if v.retried {
+		t.add(cFailed, -1) // the earlier failure is replaced by this fetch
 	}
 	t.add(cForms, int64(len(v.Forms)))
 	nSearch, nRel := 0, 0
@@ -311,9 +342,10 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 			return err
 		}
 	}
-	if err := e.commit(b, &t, nSearch > 0); err != nil {
+	if err := e.commit(b, &t, nSearch > 0 || fd.now != nil); err != nil {
 		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
 	}
+	e.applyFailures(fd)
 	return nil
 }
 
@@ -327,10 +359,15 @@ func (e *Engine) replay(u string) (pageRecord, bool, error) {
 	return rec, ok, nil
 }
 
+// failedRecord reports whether rec is of a page whose fetch or parse failed.
+func failedRecord(rec pageRecord) bool {
+	return rec.Err != "" && rec.Title == "" && len(rec.Links) == 0
+}
+
 // recordToVisited rebuilds what the strategies need from a stored record.
 func recordToVisited(rec pageRecord) *visited {
 	v := &visited{URL: rec.URL, Site: rec.Site, Depth: rec.Depth, Forms: rec.Forms, Replayed: true}
-	if rec.Err != "" && rec.Title == "" && len(rec.Links) == 0 {
+	if failedRecord(rec) {
 		return v
 	}
 	p := &page.Page{URL: rec.URL, Title: rec.Title, Text: rec.Text}

@@ -96,8 +96,15 @@ func TestCauseOfFetches(t *testing.T) {
 	refusedURL := "http://" + closed.Addr().String() + "/"
 	closed.Close()
 
-	f, _ := newTestFetcher(t, Options{Retries: 1, Timeout: 100 * time.Millisecond})
+	// Only /slow needs a short timeout; the others get a long one so a
+	// loaded machine (the race detector in CI) does not turn a TLS
+	// handshake or a reset into a timeout.
+	quick, _ := newTestFetcher(t, Options{Retries: 1, Timeout: 100 * time.Millisecond})
+	f, _ := newTestFetcher(t, Options{Retries: 1, Timeout: 10 * time.Second})
 	raw, _ := newTestFetcher(t, Options{Retries: 1, IgnoreRobots: true})
+	// the TLS row needs a handshake, which takes more than f's 100ms
+	// under the race detector
+	slowOK, _ := newTestFetcher(t, Options{Retries: 1})
 	strict, _ := newTestFetcher(t, Options{})
 	strict.opt.AllowPrivate = false
 	tests := []struct {
@@ -113,9 +120,9 @@ func TestCauseOfFetches(t *testing.T) {
 		{f, s.URL + "/png", "content-type", 1},
 		{f, s.URL + "/loop", "redirect-loop", 2},
 		{f, s.URL + "/reset", "reset", 2},
-		{f, s.URL + "/slow", "timeout", 2},
+		{quick, s.URL + "/slow", "timeout", 2},
 		{f, refusedURL, "refused", 0}, // robots.txt unreachable: the page is not requested
-		{f, tlsSrv.URL + "/", "tls", 0},
+		{slowOK, tlsSrv.URL + "/", "tls", 0},
 		{raw, refusedURL, "refused", 2},
 		{raw, tlsSrv.URL + "/", "tls", 1},
 		{f, "ftp://example.com/", "bad-url", 0},

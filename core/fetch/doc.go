@@ -37,6 +37,17 @@
 //     Options.AllowPrivate lifts it; in testbed mode (Options.Transport set)
 //     the caller's transport serves every request and only the hosts
 //     accepted by Options.AllowHost may be fetched.
+//   - the real web's plumbing: curl-style host:port → address mapping
+//     (Options.Resolve, ParseResolve; the policy judges the mapped
+//     address), proxies (Options.Proxy: http, https, socks5, socks5h, or
+//     HTTP_PROXY/HTTPS_PROXY/NO_PROXY with Options.ProxyEnv; a proxied
+//     target is resolved and checked against the policy before it is sent,
+//     the proxy's own address is exempt), extra request headers, a cookie
+//     jar that can be saved and restored (Jar), robots.txt's Sitemap: lines
+//     (Sitemaps) and files of any type (FetchFile).
+//   - an archive seam: Options.Archiver receives every exchange (robots.txt,
+//     retries and redirects included), e.g. a warc.Writer; its failures are
+//     counted, never fatal.
 //
 // Time is read through a Clock so that tests of politeness and backoff run
 // on a fake clock, without sleeping and without timing assertions.

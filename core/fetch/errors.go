@@ -109,8 +109,9 @@ func classify(err error) (bool, time.Duration) {
 // "refused", "reset" (the connection was reset or closed mid-answer),
 // "tls" (handshake or certificate) or "network" (any other transport
 // error). A host whose robots.txt could not be fetched has the cause of
-// that failure when it was a transport one (dns, refused ...), else
-// "robots".
+// that failure: a transport one (dns, refused ...) is returned as such,
+// never as ErrDisallowed; a robots.txt answering 5xx or 429 disallows the
+// host for a while ("robots").
 func Cause(err error) string {
 	var se *StatusError
 	switch {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/retry"
@@ -59,6 +60,9 @@ type Fetcher struct {
 	hosts map[string]*hostState
 
 	retry *retry.Backoff
+	net   netSetup // proxy of the real transport
+
+	archiveErrs atomic.Int64
 }
 
 // New returns a Fetcher with opt (defaults filled in). Transport without
@@ -77,9 +81,12 @@ func New(opt Options) (*Fetcher, error) {
 		f.rt = opt.Transport
 		return f, nil
 	}
-	d := newDialer(opt.AllowPrivate)
+	f.net = newNetSetup(&f.opt)
+	d := newPolicyDialer(&f.opt, f.net)
 	f.owned = &http.Transport{
-		Proxy:                 nil, // a proxy would hide the address policy's view of the target
+		// with a proxy the target is checked before the request is sent
+		// (checkProxied): the proxy, not our dialer, connects to it
+		Proxy:                 f.net.proxy,
 		DialContext:           d.DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          1024,
@@ -110,6 +117,7 @@ const (
 	modePage   mode = iota // Fetch: content-type filter, bodies of 2xx only
 	modeRobots             // robots.txt: bodies of 2xx only
 	modeRaw                // Do: every body, no filter
+	modeFile               // FetchFile: as a page, any content type, no decoding
 )
 
 // exchange is what a round trip (with its retries) produced.
@@ -127,6 +135,11 @@ type exchange struct {
 // wraps one of the package's sentinel errors or the network error; the
 // Response is never nil.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (resp *Response, err error) {
+	return f.fetch(ctx, rawURL, modePage)
+}
+
+// fetch is Fetch or FetchFile (m).
+func (f *Fetcher) fetch(ctx context.Context, rawURL string, m mode) (resp *Response, err error) {
 	start := f.opt.Clock.Now()
 	resp = &Response{URL: rawURL}
 	defer func() { resp.Duration = f.opt.Clock.Now().Sub(start) }()
@@ -143,7 +156,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (resp *Response, err
 		if err != nil {
 			return resp, err
 		}
-		ex, err := f.hostRoundTrip(ctx, req, modePage)
+		ex, err := f.hostRoundTrip(ctx, req, m)
 		resp.Attempts += ex.attempts
 		resp.Status, resp.Header = ex.status, ex.header
 		if err != nil {
@@ -159,6 +172,10 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (resp *Response, err
 			return resp, fmt.Errorf("fetch %s: %w", u, &StatusError{Code: ex.status})
 		}
 		resp.ContentType, resp.Truncated = ex.mediaType, ex.truncated
+		if m == modeFile {
+			resp.Body = ex.body
+			return resp, nil
+		}
 		resp.Body, resp.Charset = decodeBody(ex.body, ex.header.Get("Content-Type"))
 		return resp, nil
 	}
@@ -210,13 +227,19 @@ func (f *Fetcher) hostRoundTrip(ctx context.Context, req *http.Request, m mode) 
 		return &exchange{}, err
 	}
 	defer f.release(h)
-	if m == modePage && !f.opt.IgnoreRobots {
+	if (m == modePage || m == modeFile) && !f.opt.IgnoreRobots {
 		rec, err := f.robotsLocked(ctx, h, req.URL)
 		if err != nil {
 			return &exchange{}, err
 		}
 		if p := req.URL.RequestURI(); !rec.rules.Allowed(p) {
 			if rec.rules == DisallowAll {
+				var se *StatusError
+				if rec.why != nil && !errors.As(rec.why, &se) {
+					// the host could not be reached at all: say why, not
+					// that robots.txt forbids it
+					return &exchange{}, fmt.Errorf("robots.txt of %s could not be fetched: %w", req.URL.Host, rec.why)
+				}
 				if rec.why != nil {
 					return &exchange{}, fmt.Errorf("robots.txt of %s unavailable (%w): %w", req.URL.Host, rec.why, ErrDisallowed)
 				}
@@ -275,12 +298,38 @@ func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *ex
 		}
 		r.Body = body
 	}
+	if err := f.checkProxied(actx, r); err != nil {
+		return f.netErr(ctx, actx, err)
+	}
+	if jar := f.opt.Jar; jar != nil && r.Header.Get("Cookie") == "" {
+		for _, c := range jar.Cookies(r.URL) {
+			r.AddCookie(c)
+		}
+	}
+	var remote string
+	sent := f.opt.Clock.Now()
+	if f.opt.Archiver != nil {
+		r = traceRemote(r, &remote)
+	}
 	hr, err := f.rt.RoundTrip(r)
 	if err != nil {
 		return f.netErr(ctx, actx, err)
 	}
 	defer hr.Body.Close()
+	if jar := f.opt.Jar; jar != nil {
+		if cs := hr.Cookies(); len(cs) > 0 {
+			jar.SetCookies(r.URL, cs)
+		}
+	}
 	ex.status, ex.header = hr.StatusCode, hr.Header
+	if f.opt.Archiver != nil {
+		// the archive keeps every response whole (up to the body limit),
+		// whatever the crawl needs of it
+		defer func() { f.archive(ctx, r, hr, ex.body, ex.truncated, remote, sent) }()
+		if m != modeRaw && (retry.Status(hr.StatusCode) || hr.StatusCode < 200 || hr.StatusCode > 299) {
+			ex.body, ex.truncated, _ = readBody(hr.Body, f.opt.MaxBody)
+		}
+	}
 	if retry.Status(hr.StatusCode) {
 		if m == modeRaw {
 			ex.body, ex.truncated, _ = readBody(hr.Body, f.opt.MaxBody)
@@ -298,6 +347,9 @@ func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *ex
 	}
 	ex.mediaType = mediaType(hr.Header.Get("Content-Type"))
 	if m == modePage && ex.mediaType != "" && !f.accepts(ex.mediaType) {
+		if f.opt.Archiver != nil {
+			ex.body, ex.truncated, _ = readBody(hr.Body, limit)
+		}
 		return fmt.Errorf("%s: %w", ex.mediaType, ErrContentType)
 	}
 	ex.body, ex.truncated, err = readBody(hr.Body, limit)
@@ -411,6 +463,11 @@ func (f *Fetcher) newRequest(ctx context.Context, method string, u *url.URL, bod
 	req.Header.Set("User-Agent", f.opt.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
 	req.Header.Set("Accept-Language", "en;q=1.0,*;q=0.5")
+	for k, v := range f.opt.Header {
+		if http.CanonicalHeaderKey(k) != "User-Agent" {
+			req.Header[http.CanonicalHeaderKey(k)] = v
+		}
+	}
 	return req, nil
 }
 

@@ -1,8 +1,11 @@
 package fetch
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/retry"
@@ -86,6 +89,42 @@ type Options struct {
 	// AllowHost decides which host names (lower-case, without port) may be
 	// fetched. Required with Transport; optional otherwise (an extra filter).
 	AllowHost func(host string) bool
+
+	// Resolve maps "host:port" to the address to connect to instead of
+	// resolving host, as curl's --resolve does (lab host names, a site
+	// moved to a new server). The address policy applies to the mapped
+	// address. Keys are lower-case "host:port", "*.domain:port" or
+	// "*:port"; see ParseResolve.
+	Resolve map[string]string
+	// Proxy is the proxy every request goes through: http://, https://,
+	// socks5:// or socks5h:// (the proxy resolves the host name: Tor).
+	// When nil and ProxyEnv is set, HTTP_PROXY, HTTPS_PROXY and NO_PROXY
+	// (or their lower-case forms) decide. With a proxy the target is not
+	// dialed by the fetcher: before a request is sent through a proxy its
+	// host is resolved here (LookupIP, or Resolve) and every address must
+	// pass the address policy; the proxy's own address is exempt (the user
+	// chose it). What the proxy then connects to is beyond the policy (a
+	// name that resolves differently at the proxy, DNS rebinding). .onion
+	// names, which only the proxy can resolve, are not looked up.
+	Proxy    *url.URL
+	ProxyEnv bool
+	// LookupIP resolves a host name for the address policy of proxied
+	// requests. Default net.DefaultResolver.LookupNetIP("ip").
+	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
+
+	// Header holds extra request headers sent with every request (a
+	// profile's politeness.headers); they replace the crawler's defaults of
+	// the same name (Accept, Accept-Language), never User-Agent, which is
+	// UserAgent. Do keeps the headers its caller set.
+	Header http.Header
+	// Jar, when set, receives the cookies of every response and sends them
+	// back with the requests they apply to (a request that already carries
+	// a Cookie header keeps it). See NewJar for one that can be persisted.
+	Jar http.CookieJar
+	// Archiver, when set, is given every HTTP exchange (robots.txt, pages,
+	// retries, redirects, plugin requests) once it completes; an error it
+	// returns is logged and counted (ArchiveErrors), never fails the fetch.
+	Archiver Archiver
 
 	// MaxHosts bounds the per-host state kept (politeness, robots cache);
 	// idle hosts beyond it are forgotten. Default 100000.

@@ -19,14 +19,14 @@ func TestPost(t *testing.T) {
 		bodies.Store(string(b))
 		methods.Store(r.Method + " " + r.Header.Get("Content-Type"))
 		v, _ := url.ParseQuery(string(b))
-		html("results for " + v.Get("q"))(w, r)
+		html("results for "+v.Get("q"))(w, r)
 	})
 	s.mux.HandleFunc("/see-other", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/results?q="+url.QueryEscape(r.FormValue("q")), http.StatusSeeOther)
 	})
 	s.mux.HandleFunc("/results", func(w http.ResponseWriter, r *http.Request) {
 		methods.Store(r.Method)
-		html("listed " + r.FormValue("q"))(w, r)
+		html("listed "+r.FormValue("q"))(w, r)
 	})
 	s.mux.HandleFunc("/keep", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/search", http.StatusTemporaryRedirect)
@@ -38,7 +38,7 @@ func TestPost(t *testing.T) {
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 			return
 		}
-		html("got " + string(b))(w, r)
+		html("got "+string(b))(w, r)
 	})
 	f, _ := newTestFetcher(t, Options{Retries: 2})
 	ctx := context.Background()

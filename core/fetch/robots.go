@@ -31,6 +31,8 @@ type Rules struct {
 	rules []robotsRule
 	// CrawlDelay is the crawl-delay of the matching group (0 when absent).
 	CrawlDelay time.Duration
+	// Sitemaps are the file's Sitemap: URLs, which apply to every crawler.
+	Sitemaps []string
 	// all is the verdict for every path when the rules stand for a whole
 	// robots.txt status: allAllow (4xx) or allDeny (5xx, unreachable).
 	all int8
@@ -122,7 +124,7 @@ func agentToken(v string) string {
 // merged groups that name it, else the merged "*" groups, else no rules.
 func (r *Robots) For(agent string) *Rules {
 	agent = agentToken(agent)
-	out := &Rules{}
+	out := &Rules{Sitemaps: r.Sitemaps}
 	found := false
 	for pass := 0; pass < 2 && !found; pass++ {
 		want := agent

@@ -87,6 +87,11 @@ func (h *HIFI) ClassifyIn(f *page.Form, ev Evidence) Decision {
 	}
 	a := analyze(f)
 	p, why := h.Model.SFC.prob(a)
+	if p >= minS && !fillable(f) {
+		// nothing to type or choose: a button that submits hidden values
+		// (compare revisions, log out, add to cart) queries nothing
+		why, p = append([]string{"no field to fill in or choose"}, why...), 0
+	}
 	d.PSearchable = p
 	d.Reasons = firstN(why, maxReasons-1)
 	if p >= minS {
@@ -158,4 +163,18 @@ func firstN(xs []string, n int) []string {
 		xs = xs[:n]
 	}
 	return append([]string(nil), xs...)
+}
+
+// fillable reports whether f has a control a user types into or chooses
+// with (text-like inputs, selects, text areas, checkboxes, radio buttons):
+// a form without one cannot take a query.
+func fillable(f *page.Form) bool {
+	for _, fl := range f.Fields {
+		switch fl.Type {
+		case "hidden", "submit", "button", "reset", "image":
+		default:
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,8 @@ package form
 
 import (
 	"github.com/dwcrawl/dwcrawl/core/domain"
+	"github.com/dwcrawl/dwcrawl/core/page"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -139,5 +141,37 @@ func TestHIFIHeldOutTargets(t *testing.T) {
 	t.Logf("seed %d: relevant to their own domain %d/%d, to another %d/%d", seed, in, inN, out, outN)
 	if inN == 0 || float64(in) < 0.95*float64(inN) || float64(out) > 0.01*float64(outN) {
 		t.Errorf("seed %d: own domain %d/%d, other domains %d/%d", seed, in, inN, out, outN)
+	}
+}
+
+// TestHIFINothingToFill: a form of hidden values and buttons (MediaWiki's
+// "compare selected revisions" on a page with one revision) takes no
+// query, whatever the words around it say; the same form with a text box
+// is a search form.
+func TestHIFINothingToFill(t *testing.T) {
+	h, err := NewHIFI(nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://wiki.example/index.php?title=X&action=history")
+	for _, tt := range []struct {
+		html       string
+		searchable bool
+	}{
+		{`<form action="/index.php" id="mw-history-compare"><input type="hidden" value="X" name="title"><input type="hidden" value="historysubmit" name="action"><input type="hidden" value="revision" name="type"></form>`, false},
+		{`<form action="/search"><input type="hidden" name="sort" value="date"><input type="submit" value="Search"></form>`, false},
+		{`<form action="/search"><input type="hidden" name="sort" value="date"><input name="q"><input type="submit" value="Search"></form>`, true},
+	} {
+		p, err := page.Parse([]byte("<html><head><title>Search the wiki</title></head><body>"+tt.html+"</body></html>"), "text/html; charset=utf-8", u)
+		if err != nil || len(p.Forms) != 1 {
+			t.Fatalf("parse: %v", err)
+		}
+		d := h.ClassifyPage(p)[0]
+		if d.Searchable != tt.searchable {
+			t.Errorf("%s: searchable %v (p=%.3f, %v), want %v", tt.html, d.Searchable, d.PSearchable, d.Reasons, tt.searchable)
+		}
+		if strings.Contains(tt.html, `value="Search"`) && !tt.searchable && (d.Reasons[0] != "no field to fill in or choose" || d.PSearchable != 0) {
+			t.Errorf("%s: reasons %v p=%.3f, want the rule's", tt.html, d.Reasons, d.PSearchable)
+		}
 	}
 }

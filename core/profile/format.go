@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,17 @@ func writeStruct(b *strings.Builder, v reflect.Value, prefix string, indent int)
 		case reflect.Struct:
 			fmt.Fprintf(b, "%s%s:\n", pad, f.name)
 			writeStruct(b, f.v, path, indent+1)
+		case reflect.Map:
+			if f.v.Len() == 0 {
+				fmt.Fprintf(b, "%s%s: {}\n", pad, f.name)
+				continue
+			}
+			fmt.Fprintf(b, "%s%s:\n", pad, f.name)
+			keys := f.v.MapKeys()
+			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+			for _, k := range keys {
+				fmt.Fprintf(b, "%s  %s: %s\n", pad, scalar(k), scalar(f.v.MapIndex(k)))
+			}
 		case reflect.Slice:
 			if f.v.Len() == 0 {
 				fmt.Fprintf(b, "%s%s: []\n", pad, f.name)

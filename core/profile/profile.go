@@ -64,6 +64,10 @@ type Profile struct {
 	// Probe turns on post-query probing of searchable forms whose domain
 	// the classifiers cannot tell (off unless queries is set).
 	Probe Probe `lua:"probe"`
+	// Scope limits the URLs the crawl may fetch.
+	Scope Scope `lua:"scope"`
+	// Sitemaps configures the reading of sitemaps during in-site exploring.
+	Sitemaps Sitemaps `lua:"sitemaps"`
 
 	// Path is the file the profile was loaded from.
 	Path string `lua:"-"`
@@ -90,10 +94,14 @@ type Forms struct {
 // a search engine for pages linking to known deep sites ("centre pages") and
 // mine them for new sites.
 type Reverse struct {
-	// Plugin is the search-engine plugin, "search/<name>" (see plugins/);
-	// empty disables reverse searching. In testbed mode the simulated engine
-	// is always used.
+	// Plugin is the search-engine plugin, "search/<name>" (see plugins/).
+	// In testbed mode the simulated engine is always used.
 	Plugin string `lua:"plugin"`
+	// Plugins are candidate engines, tried in order when Plugin is empty:
+	// the first whose configuration (its environment variables) is in
+	// place is used, e.g. {"search/searxng", "search/brave",
+	// "search/google"}. With neither, reverse searching is off.
+	Plugins []string `lua:"plugins"`
 	// Threshold: reverse search runs when fewer unvisited sites than this
 	// remain in the site frontier. Default 50.
 	Threshold int `lua:"threshold"`
@@ -180,6 +188,46 @@ type Politeness struct {
 	MaxBodyBytes int64 `lua:"max_body_bytes"`
 	// UserAgent sent with every request. Default DefaultUserAgent.
 	UserAgent string `lua:"user_agent"`
+	// Headers are extra request headers sent to the crawled sites (not to
+	// search engines), e.g. { ["Accept-Language"] = "de, en;q=0.5" }.
+	// User-Agent is set with user_agent, not here.
+	Headers map[string]string `lua:"headers"`
+}
+
+// Scope limits what a crawl fetches. A URL is in scope when its host
+// matches one of AllowHosts (or AllowHosts is empty) and none of DenyHosts,
+// and the URL matches one of Allow (or Allow is empty) and none of Deny.
+// AllowHosts and DenyHosts are globs on the host name (lower-case, without
+// port) in which "*" matches any run of characters, dots included
+// ("*.example.com" matches the subdomains of example.com, not example.com
+// itself). Allow and Deny are regular expressions (Go RE2 syntax) searched
+// in the whole canonical URL ("scheme://host[:port]/path?query"); anchor
+// them with ^ and $ as needed. A URL out of scope is not fetched and is
+// recorded as a failure with cause "scope".
+type Scope struct {
+	AllowHosts []string `lua:"allow_hosts"`
+	DenyHosts  []string `lua:"deny_hosts"`
+	Allow      []string `lua:"allow"`
+	Deny       []string `lua:"deny"`
+	// MaxPagesPerHost caps the pages fetched from one host over the whole
+	// crawl, whatever the strategy (0: no cap); pages beyond it are
+	// recorded with cause "scope".
+	MaxPagesPerHost int `lua:"max_pages_per_host"`
+
+	allowHosts, denyHosts, allow, deny []*regexp.Regexp
+}
+
+// Sitemaps configures the sitemaps read when a site is explored (the
+// two-stage strategies): the robots.txt Sitemap: files and /sitemap.xml,
+// sitemap index files followed, gzip allowed. The URLs of the site they
+// list join its in-site frontier at depth 1.
+type Sitemaps struct {
+	// Enabled turns sitemap reading on. Default true.
+	Enabled bool `lua:"enabled"`
+	// MaxFiles bounds the sitemap files fetched per site. Default 5.
+	MaxFiles int `lua:"max_files"`
+	// MaxURLs bounds the URLs taken from a site's sitemaps. Default 500.
+	MaxURLs int `lua:"max_urls"`
 }
 
 // DefaultUserAgent identifies dwcrawl to web sites.
@@ -195,6 +243,7 @@ func Defaults() Profile {
 		Learn:      Learn{SitesEvery: 50, FormsEvery: 100},
 		Politeness: Politeness{Delay: time.Second, Timeout: 30 * time.Second, MaxBodyBytes: 2 << 20, UserAgent: DefaultUserAgent},
 		Probe:      Probe{Budget: 200},
+		Sitemaps:   Sitemaps{Enabled: true, MaxFiles: 5, MaxURLs: 500},
 	}
 }
 
@@ -299,7 +348,7 @@ func (p *Profile) validate(c *script.Chunk) error {
 		}
 	}
 	p.Seeds = seeds
-	if len(p.Seeds) == 0 && p.Reverse.Plugin == "" {
+	if len(p.Seeds) == 0 && p.Reverse.Plugin == "" && len(p.Reverse.Plugins) == 0 {
 		return c.Errorf("seeds", "give at least one seed site, or a reverse.plugin to find sites with")
 	}
 	for i, ex := range p.Forms.Examples {
@@ -338,6 +387,14 @@ func (p *Profile) validate(c *script.Chunk) error {
 	}
 	if p.Reverse.Plugin != "" && !pluginRe.MatchString(p.Reverse.Plugin) {
 		return c.Errorf("reverse.plugin", "must name a search plugin as \"search/<name>\", got %q", p.Reverse.Plugin)
+	}
+	for i, ref := range p.Reverse.Plugins {
+		if !pluginRe.MatchString(ref) {
+			return c.Errorf(fmt.Sprintf("reverse.plugins[%d]", i+1), "must name a search plugin as \"search/<name>\", got %q", ref)
+		}
+	}
+	if err := p.validateNet(c); err != nil {
+		return err
 	}
 	positive := []struct {
 		key string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestLoadAuto(t *testing.T) {
 	if len(p.Seeds) < 5 || p.Seeds[0] != "https://www.autotrader.com/" {
 		t.Errorf("seeds = %v", p.Seeds)
 	}
-	if p.Reverse.Plugin != "search/simweb" || p.Stop.MaxDepth != 5 || p.Rank.Alpha != 0.5 ||
+	if p.Reverse.Plugin != "" || len(p.Reverse.Engines()) != 3 || p.Reverse.Engines()[0] != "search/searxng" || p.Stop.MaxDepth != 5 || p.Rank.Alpha != 0.5 ||
 		p.Learn.SitesEvery != 50 || p.Learn.FormsEvery != 100 || p.Politeness.Delay != 2*time.Second {
 		t.Errorf("settings: %+v", p)
 	}
@@ -61,7 +62,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Defaults()
-	if p.Name != "tiny" || p.Domain != "tiny" || p.Stop != d.Stop || p.Learn != d.Learn || p.Politeness != d.Politeness || p.Reverse != d.Reverse {
+	if p.Name != "tiny" || p.Domain != "tiny" || p.Stop != d.Stop || p.Learn != d.Learn || !reflect.DeepEqual(p.Politeness, d.Politeness) ||
+		!reflect.DeepEqual(p.Reverse, d.Reverse) || p.Sitemaps != d.Sitemaps || !p.Sitemaps.Enabled || p.Scope.Limited() {
 		t.Errorf("defaults not applied: %+v", p)
 	}
 	if p.Rank.Alpha != 0 || p.Rank.TopK != 20 {
@@ -105,6 +107,20 @@ func TestErrors(t *testing.T) {
 			"x.lua:3: examples[1]: example page URL"},
 		{"bad duration", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  politeness = { delay = 'fast' },\n}\n",
 			`x.lua:3: politeness.delay: expected a duration such as "30s" or "1m30s", got "fast"`},
+		{"bad plugins", "return {\n  keywords = {'car'},\n  reverse = { plugins = {\n    'search/brave',\n    'brave',\n  } },\n}\n",
+			`x.lua:5: reverse.plugins[2]: must name a search plugin as "search/<name>", got "brave"`},
+		{"bad header name", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  politeness = { headers = {\n    ['Bad Name'] = 'x',\n  } },\n}\n",
+			`x.lua:4: politeness.headers["Bad Name"]: "Bad Name" is not an HTTP header name`},
+		{"header user agent", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  politeness = { headers = { ['user-agent'] = 'x' } },\n}\n",
+			`x.lua:3: politeness.headers["user-agent"]: set the User-Agent with politeness.user_agent`},
+		{"bad host glob", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  scope = {\n    allow_hosts = { 'http://*.a.com' },\n  },\n}\n",
+			`x.lua:4: scope.allow_hosts[1]: want a host name glob`},
+		{"bad regexp", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  scope = {\n    deny = {\n      '/ok',\n      '(unclosed',\n    },\n  },\n}\n",
+			"x.lua:6: scope.deny[2]: bad regular expression: error parsing regexp: missing closing )"},
+		{"negative cap", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  scope = { max_pages_per_host = -1 },\n}\n",
+			"x.lua:3: scope.max_pages_per_host: must not be negative"},
+		{"sitemap files", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  sitemaps = { max_files = 0 },\n}\n",
+			"x.lua:3: sitemaps.max_files: must be at least 1"},
 		{"syntax", "return {\n  keywords = {'car'}\n  seeds = {'a.com'},\n}\n", "x.lua:3: syntax error near 'seeds'"},
 		{"runtime", "local base = nil\nreturn {\n  keywords = base.keywords,\n}\n", "x.lua:3: attempt to index a non-table object(nil) with key 'keywords'"},
 		{"returns nothing", "local x = 1\n", "x.lua: expected table, got nil"},
@@ -168,5 +184,54 @@ func TestMarshalJSON(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("JSON lacks %s: %s", want, b)
 		}
+	}
+}
+
+func TestScope(t *testing.T) {
+	src := `return {
+  keywords = {'law'}, seeds = {'http://law.lab.test:8080/'},
+  politeness = { headers = { ['Accept-Language'] = 'de' } },
+  scope = {
+    allow_hosts = { '*.lab.test' },
+    deny_hosts = { 'forms.lab.test' },
+    allow = { '^https?://' },
+    deny = { '[?&]action=(edit|history)', '/wp-login\\.php' },
+    max_pages_per_host = 40,
+  },
+}`
+	p, err := LoadSource(context.Background(), filepath.Join(t.TempDir(), "lab.lua"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Politeness.Headers["Accept-Language"] != "de" || p.Scope.MaxPagesPerHost != 40 || !p.Scope.Limited() {
+		t.Fatalf("profile: %+v", p)
+	}
+	if s := p.String(); !strings.Contains(s, "  headers:\n    Accept-Language: de\n") || !strings.Contains(s, "max_pages_per_host: 40") {
+		t.Errorf("String():\n%s", s)
+	}
+	tests := []struct {
+		url  string
+		ok   bool
+		rule string
+	}{
+		{"http://law.lab.test:8080/cgi-bin/omega?P=court", true, ""},
+		{"http://LAB.TEST/", false, "allow_hosts"}, // the glob wants a subdomain
+		{"http://forms.lab.test:8080/pages/x.html", false, "deny_hosts"},
+		{"http://wiki.lab.test:8080/index.php?title=X&action=edit", false, "scope.deny"},
+		{"http://blog.lab.test:8080/wp-login.php?action=register", false, "scope.deny"},
+		{"http://wordpress.org/", false, "allow_hosts"},
+		{"http://evil.example/?x=.lab.test", false, "allow_hosts"},
+	}
+	for _, tt := range tests {
+		ok, why := p.Scope.Check(tt.url)
+		if ok != tt.ok || !strings.Contains(why, tt.rule) {
+			t.Errorf("Check(%s) = %v %q, want %v (%s)", tt.url, ok, why, tt.ok, tt.rule)
+		}
+	}
+	if eng := (Reverse{Plugins: []string{"search/searxng", "search/brave"}}).Engines(); len(eng) != 2 {
+		t.Errorf("Engines = %v", eng)
+	}
+	if eng := (Reverse{Plugin: "search/google", Plugins: []string{"search/brave"}}).Engines(); len(eng) != 1 || eng[0] != "search/google" {
+		t.Errorf("Engines with plugin = %v", eng)
 	}
 }

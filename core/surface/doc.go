@@ -27,6 +27,13 @@
 // query-independent order and then uses the documents' rank positions to
 // estimate which of a query's top k are already downloaded.
 //
+// The coverage a harvest reports (State.Coverage, coverage.go) is an
+// estimate with an interval and the estimator's name: stratified Schnabel
+// capture–recapture over the issued queries' full match sets (reported
+// totals, complete answers, or totals estimated from rank positions), with
+// size probes (probe.go) when the interface hides its totals; exact when
+// the interface reports the database size (DatabaseSizer).
+//
 // The oracle policy (greedy set cover with full knowledge of every term's
 // top-k result set, GroundTruth) is the reference the benchmark
 // (experiment/surfacebench, `dwcrawl bench surface`) measures the policies

@@ -190,7 +190,10 @@ func FitZipf(ranks, counts []float64) (ZipfFit, bool) {
 // section 3.2: the fraction of a query's results already in C = q1 ∨ … ∨
 // qi−1 is P(C)): Ŝ = Σ |C_{i−1}|·|returned_i| / (Σ |returned_i ∩ C_{i−1}| + 1).
 // It works with hidden totals. ok is false before two queries returned
-// documents; the estimate is never below the corrected covered size.
+// documents; the estimate is never below the corrected covered size. It is
+// the adaptive policy's working estimate; the coverage reported to users is
+// State.Coverage (coverage.go), which does not take a cut answer's overlap
+// with the downloaded documents for its matches' overlap.
 func (s *Stats) Size() (size float64, ok bool) {
 	var num, den float64
 	for _, q := range s.Queries {

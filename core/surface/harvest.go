@@ -22,13 +22,33 @@ type State struct {
 	log    []QueryLog
 	maxRet int // largest result count seen, and how often
 	maxCnt int
-	last   []string // keys of the last applied query's results
+	// reported: some answer showed its total; size: the database size the
+	// interface reported (0: unknown); est: the last coverage estimate.
+	reported bool
+	size     int
+	est      CoverageEstimate
+	every    int
+	thin     bool // every doubles past thinAfter queries (default spacing)
+	budget   int
+	last     []string // keys of the last applied query's results
 }
 
 // NewState returns an empty state.
 func NewState(source string, terms TermOptions, k int) *State {
-	return &State{Stats: NewStats(terms), Source: source, keys: map[string]int32{}, issued: map[string]bool{}, k: k}
+	return &State{Stats: NewStats(terms), Source: source, keys: map[string]int32{}, issued: map[string]bool{}, k: k, est: noEstimate(0), every: DefaultEstimateEvery, thin: true}
 }
+
+// Coverage estimates the database size and the fraction of it downloaded
+// now (see EstimateCoverage); exact when the interface reported the size.
+func (st *State) Coverage() CoverageEstimate {
+	if st.size > 0 {
+		return ExactCoverage(len(st.docs), st.size)
+	}
+	return st.Stats.EstimateCoverage(st.k)
+}
+
+// LastEstimate is the coverage estimate of the last estimate checkpoint.
+func (st *State) LastEstimate() CoverageEstimate { return st.est }
 
 // Docs is the number of distinct documents downloaded.
 func (st *State) Docs() int { return len(st.docs) }
@@ -84,6 +104,20 @@ type QueryLog struct {
 	CumCost  float64 `json:"cum_cost"`
 	Error    string  `json:"error,omitempty"`
 	Time     int64   `json:"time,omitempty"` // unix milliseconds
+	// Probe marks a size probe the harvest issued for the coverage
+	// estimate (interfaces that hide their totals, see probe.go).
+	Probe bool `json:"probe,omitempty"`
+	// FromDocs: the policy chose the query from the downloaded documents
+	// (Proposal.FromDocs).
+	FromDocs bool `json:"from_docs,omitempty"`
+	// The coverage estimate after the query (at estimate checkpoints, see
+	// Options.EstimateEvery): fraction of the database downloaded, its
+	// CoverageLevel interval, the estimated size and the estimator's name.
+	CoverageEstimate *float64 `json:"coverage_estimate,omitempty"`
+	CoverageLow      *float64 `json:"coverage_low,omitempty"`
+	CoverageHigh     *float64 `json:"coverage_high,omitempty"`
+	SizeEstimate     *float64 `json:"size_estimate,omitempty"`
+	Estimator        string   `json:"estimator,omitempty"`
 }
 
 // Proposal is a policy's next query.
@@ -94,6 +128,11 @@ type Proposal struct {
 	Est float64
 	// Gain is the expected number of new documents (0: no estimate).
 	Gain float64
+	// FromDocs reports that the query was chosen from the downloaded
+	// documents (the adaptive policy): how many of them it matches is then
+	// no fair recapture count for the coverage estimate (coverage.go).
+	FromDocs bool
+	probe    bool // a size probe (probe.go), not the policy's choice
 }
 
 // Policy chooses queries.
@@ -123,9 +162,39 @@ type Progress struct {
 	Docs    int
 	Cost    float64
 	// EstSize is the estimated database size and Coverage = Docs/EstSize,
-	// both NaN before an estimate exists.
+	// both NaN before an estimate exists; Estimate is the full estimate
+	// (interval, estimator) they come from, that of the last estimate
+	// checkpoint.
 	EstSize, Coverage float64
+	Estimate          CoverageEstimate
 	Last              QueryLog
+}
+
+// DatabaseSizer is implemented by Searchers whose interface reports the
+// number of records in the whole database (0: not reported); the coverage
+// is then exact.
+type DatabaseSizer interface {
+	DatabaseSize() int
+}
+
+// DefaultEstimateEvery is the default spacing of the estimate checkpoints;
+// past thinAfter queries it doubles each time the query count does, since
+// an estimate costs time in proportion to the queries.
+const (
+	DefaultEstimateEvery = 5
+	thinAfter            = 500
+)
+
+// checkpoint reports whether query n gets a coverage estimate.
+func (st *State) checkpoint(n int) bool {
+	if n == st.budget {
+		return true
+	}
+	every := st.every
+	for m := thinAfter; st.thin && n > m; m *= 2 {
+		every *= 2
+	}
+	return n%every == 0
 }
 
 // Options configures Harvest.
@@ -158,6 +227,18 @@ type Options struct {
 	// StopAfter ends the harvest once this many consecutive queries
 	// downloaded nothing new (0: never): the database looks exhausted.
 	StopAfter int
+	// EstimateEvery is the spacing, in queries, of the coverage estimate
+	// checkpoints whose estimate is logged and journaled (default
+	// DefaultEstimateEvery, thinned past 500 queries); the last query of the
+	// budget is one too.
+	EstimateEvery int
+	// Size is the number of records in the database when known (0:
+	// estimated, or reported by a DatabaseSizer).
+	Size int
+	// NoProbe turns off the size probes (probe.go) an interface that hides
+	// its totals gets while its complete answers are too few to estimate
+	// the coverage from.
+	NoProbe bool
 }
 
 // Harvest runs the query loop of Algorithm 2.1: ask the policy for a query,
@@ -168,6 +249,14 @@ type Options struct {
 // first, so a harvest resumes where it stopped.
 func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, error) {
 	st := NewState(opt.Source, opt.Terms, opt.K)
+	st.size = opt.Size
+	if ds, ok := s.(DatabaseSizer); ok && st.size <= 0 {
+		st.size = ds.DatabaseSize()
+	}
+	if opt.EstimateEvery > 0 {
+		st.every, st.thin = opt.EstimateEvery, false
+	}
+	st.budget = opt.Budget
 	if opt.Journal != nil {
 		if err := Replay(ctx, opt.Journal, st, p); err != nil {
 			return st, err
@@ -183,21 +272,27 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 			return st, err
 		}
 		if opt.Budget > 0 && len(st.log) >= opt.Budget {
+			st.finish(opt)
 			return st, nil
 		}
 		if opt.CostBudget > 0 && st.cost >= opt.CostBudget {
+			st.finish(opt)
 			return st, nil
 		}
 		if opt.StopAfter > 0 && st.fruitless() >= opt.StopAfter {
+			st.finish(opt)
 			return st, nil
 		}
 		var prop Proposal
 		if len(st.log) == 0 && opt.First != "" {
 			prop = Proposal{Query: opt.First}
+		} else if pr, ok := st.probe(opt); ok {
+			prop = pr
 		} else {
 			var err error
 			prop, err = p.Next(ctx, st)
 			if errors.Is(err, ErrExhausted) {
+				st.finish(opt)
 				return st, nil
 			}
 			if err != nil {
@@ -210,6 +305,7 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 				return st, ctx.Err()
 			}
 			if errors.Is(err, ErrBudget) && !applied {
+				st.finish(opt)
 				return st, nil
 			}
 			fails++
@@ -250,12 +346,36 @@ func (st *State) fruitless() int {
 	return n
 }
 
-func (st *State) progress() Progress {
-	pr := Progress{Queries: len(st.log), Docs: len(st.docs), Cost: st.cost, EstSize: math.NaN(), Coverage: math.NaN()}
-	if size, ok := st.Stats.Size(); ok {
-		pr.EstSize = size
-		pr.Coverage = float64(len(st.docs)) / size
+// finish gives the last query of a harvest its coverage estimate (in the
+// log, not the journal) when it was not an estimate checkpoint.
+func (st *State) finish(opt Options) {
+	n := len(st.log)
+	if n == 0 || st.log[n-1].Estimator != "" {
+		return
 	}
+	st.estimate(&st.log[n-1])
+	if opt.Progress != nil {
+		opt.Progress(st.progress())
+	}
+}
+
+// estimate computes the coverage estimate and records it in l.
+func (st *State) estimate(l *QueryLog) {
+	e := st.Coverage()
+	st.est = e
+	l.Estimator = e.Estimator
+	if !e.Valid() {
+		l.CoverageEstimate, l.CoverageLow, l.CoverageHigh, l.SizeEstimate = nil, nil, nil, nil
+		return
+	}
+	r := func(x float64) *float64 { v := math.Round(x*1e4) / 1e4; return &v }
+	l.CoverageEstimate, l.CoverageLow, l.CoverageHigh = r(e.Coverage), r(e.Low), r(e.High)
+	sz := math.Round(e.Size)
+	l.SizeEstimate = &sz
+}
+
+func (st *State) progress() Progress {
+	pr := Progress{Queries: len(st.log), Docs: len(st.docs), Cost: st.cost, EstSize: st.est.Size, Coverage: st.est.Coverage, Estimate: st.est}
 	if len(st.log) > 0 {
 		pr.Last = st.log[len(st.log)-1]
 	}
@@ -377,6 +497,12 @@ func (st *State) record(prop Proposal, docs []Doc, total int, limited bool, page
 		res = append(res, Result{Doc: num, Fresh: fresh, Pos: i + 1})
 	}
 	iq := st.Stats.Observe(prop.Query, res, total, prop.Est, prop.Gain, limited)
+	cq := &st.Stats.caps.queries[len(st.Stats.caps.queries)-1]
+	cq.probe, cq.fromDocs = prop.probe, prop.FromDocs
+	e.Log.Probe, e.Log.FromDocs = prop.probe, prop.FromDocs
+	if total >= 0 {
+		st.reported = true
+	}
 	if n == 0 {
 		if qt := st.Stats.opt.QueryTerms(prop.Query); len(qt) == 1 {
 			st.Stats.Ban(qt[0])
@@ -389,6 +515,9 @@ func (st *State) record(prop Proposal, docs []Doc, total int, limited bool, page
 	st.cost += e.Log.Cost
 	e.Log.Docs = len(st.docs)
 	e.Log.CumCost = st.cost
+	if st.checkpoint(e.Log.N) {
+		st.estimate(&e.Log)
+	}
 	st.log = append(st.log, e.Log)
 	return e
 }

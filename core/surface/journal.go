@@ -81,7 +81,7 @@ func Replay(ctx context.Context, j Journal, st *State, p Policy) error {
 				return fmt.Errorf("surface: journal: query %d: result %q neither fresh nor downloaded before", e.Log.N, k)
 			}
 		}
-		prop := Proposal{Query: e.Log.Query, Est: e.Log.Est, Gain: e.Log.Gain}
+		prop := Proposal{Query: e.Log.Query, Est: e.Log.Est, Gain: e.Log.Gain, FromDocs: e.Log.FromDocs, probe: e.Log.Probe}
 		got := st.replayApply(prop, e.Log, docs)
 		if ob, ok := p.(Observer); ok && p != nil {
 			var fd []Doc

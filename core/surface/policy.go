@@ -122,7 +122,7 @@ func (a *Adaptive) Next(ctx context.Context, st *State) (Proposal, error) {
 		}
 		if c, ok := st.Stats.Select(opt); ok {
 			a.LastChoice = c
-			return Proposal{Query: c.Term, Est: c.Matches, Gain: c.Gain}, nil
+			return Proposal{Query: c.Term, Est: c.Matches, Gain: c.Gain, FromDocs: true}, nil
 		}
 	}
 	if a.fb == nil {

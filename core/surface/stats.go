@@ -98,6 +98,7 @@ type Stats struct {
 	indep      bool      // weights use piInd
 
 	multi []multiQuery // issued multi-term queries
+	caps  captureLog   // what the size estimators keep (coverage.go)
 	// Queries are the issued queries in order, with what they returned.
 	Queries []IssuedQuery
 
@@ -146,6 +147,10 @@ type IssuedQuery struct {
 	RelVar float64
 	// Limited reports whether the results were cut by the result limit.
 	Limited bool
+	// DocsBefore is the number of documents downloaded before the query
+	// and Known how many of them match it (contain every query term): the
+	// first and second captures of the capture–recapture size estimators.
+	DocsBefore, Known int
 }
 
 // NewStats returns an empty table.
@@ -436,6 +441,7 @@ func (s *Stats) Observe(query string, res []Result, total int, est, gain float64
 	for i, t := range qt {
 		ids[i] = s.intern(t)
 	}
+	s.caps.observe(s, &iq, res, ids)
 	if len(ids) == 1 {
 		iq.DFBefore = int(s.df[ids[0]])
 		for _, r := range res {

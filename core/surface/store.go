@@ -143,6 +143,28 @@ func Sources(db *store.DB) (map[string][2]int, error) {
 	return out, count(store.TagDocs, 0)
 }
 
+// Estimates returns, for every harvested source of a crawl directory, the
+// log line of its last journaled coverage estimate (the estimate
+// checkpoints, Options.EstimateEvery); sources without one are absent.
+func Estimates(db *store.DB) (map[string]QueryLog, error) {
+	out := map[string]QueryLog{}
+	err := db.ScanJSON(store.TagQueries, nil, func(k, v []byte) error {
+		src, _, err := store.DecodeString(k)
+		if err != nil {
+			return err
+		}
+		var sq storedQuery
+		if err := json.Unmarshal(v, &sq); err != nil {
+			return fmt.Errorf("surface: stored query: %w", err)
+		}
+		if sq.Log.Estimator != "" && sq.Log.N >= out[src].N {
+			out[src] = sq.Log
+		}
+		return nil
+	})
+	return out, err
+}
+
 // ExportDocs writes the harvested documents of a crawl directory as JSON
 // lines ({"id","url","text","fields","key","source","query","seq"}), in
 // download order per source; source "" exports every source. It returns the

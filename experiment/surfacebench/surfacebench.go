@@ -1,8 +1,9 @@
 // Package surfacebench measures the query-selection policies of package
 // surface (Ntoulas, Zerfos & Cho: random, generic-frequency, adaptive, and
 // the oracle as the reference) on a corpus served as a top-k hidden
-// database (testbed/hiddendb), recording the coverage after every query:
-// `dwcrawl bench surface`.
+// database (testbed/hiddendb), recording the coverage after every query
+// and, at every checkpoint, the harvest's own coverage estimate (interval,
+// estimator) next to the true coverage: `dwcrawl bench surface`.
 package surfacebench
 
 import (
@@ -17,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -32,7 +34,8 @@ var DefaultCheckpoints = []int{10, 25, 50, 100, 200, 500}
 
 // Options configures Run.
 type Options struct {
-	// Corpus is a .jsonl or .csv file of records.
+	// Corpus is a .jsonl or .csv file of records, or several separated by
+	// commas (one database, see LoadCorpora).
 	Corpus string
 	// IDField is the record id field ("" : id, ID or key when present and
 	// unique, else the line number).
@@ -52,18 +55,21 @@ type Options struct {
 	InProcess bool
 	// Checkpoints are the query counts reported (nil: DefaultCheckpoints).
 	Checkpoints []int
+	// NoProbe turns off the harvest's size probes (surface.Options.NoProbe).
+	NoProbe bool
 	// Progress, when set, receives a line per policy per 50 queries.
 	Progress io.Writer
 }
 
 // Report is the outcome of Run.
 type Report struct {
-	Corpus  string        `json:"corpus"`
-	Records int           `json:"records"`
-	K       int           `json:"k"`
-	Seed    int64         `json:"seed"`
-	Curves  []PolicyCurve `json:"curves"`
-	Points  []int         `json:"checkpoints"`
+	Corpus    string        `json:"corpus"`
+	Records   int           `json:"records"`
+	K         int           `json:"k"`
+	Seed      int64         `json:"seed"`
+	HideTotal bool          `json:"hide_total"`
+	Curves    []PolicyCurve `json:"curves"`
+	Points    []int         `json:"checkpoints"`
 }
 
 // PolicyCurve is one policy's coverage after every query.
@@ -75,6 +81,21 @@ type PolicyCurve struct {
 	Queries  []string           `json:"-"`
 	Elapsed  time.Duration      `json:"-"`
 	Log      []surface.QueryLog `json:"-"`
+	// Estimates are the harvest's coverage estimates after every query
+	// (those of the estimate checkpoints, which include the report's).
+	Estimates []surface.CoverageEstimate `json:"-"`
+}
+
+// EstimateAt is the coverage estimate after n queries (the final one when
+// the policy stopped earlier).
+func (c PolicyCurve) EstimateAt(n int) surface.CoverageEstimate {
+	if len(c.Estimates) == 0 {
+		return surface.CoverageEstimate{Estimator: surface.EstimatorNone, Coverage: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	}
+	if n > len(c.Estimates) {
+		n = len(c.Estimates)
+	}
+	return c.Estimates[n-1]
 }
 
 // CoverageAt is the coverage after n queries (the final one when the policy
@@ -121,6 +142,82 @@ func LoadCorpus(path, idField string) ([]hiddendb.Record, string, error) {
 	return recs, idField, nil
 }
 
+// LoadCorpora reads one or more corpus files as one database (each file's
+// id field picked as LoadCorpus does) and returns the records with their
+// searchable fields: every field but the files' id fields, in order of
+// appearance. Ids must be unique across the files; when two files share
+// one, both get their file's base name as a prefix.
+func LoadCorpora(paths []string, idField string) ([]hiddendb.Record, []string, error) {
+	var recs []hiddendb.Record
+	var fields []string
+	seenField := map[string]bool{}
+	firstOf := map[string]int{} // id -> index of the file that has it
+	clash := map[int]bool{}
+	var spans [][2]int
+	for fi, path := range paths {
+		path = strings.TrimSpace(path)
+		if path == "" {
+			continue
+		}
+		rs, idf, err := LoadCorpus(path, idField)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range rs {
+			if f, ok := firstOf[r.ID]; ok && f != fi {
+				clash[f], clash[fi] = true, true
+			}
+			firstOf[r.ID] = fi
+			for _, k := range recordFields(r) {
+				if k != idf && !seenField[k] {
+					seenField[k] = true
+					fields = append(fields, k)
+				}
+			}
+		}
+		spans = append(spans, [2]int{len(recs), fi})
+		recs = append(recs, rs...)
+	}
+	if len(recs) == 0 {
+		return nil, nil, fmt.Errorf("surface: corpus %q: no records", strings.Join(paths, ","))
+	}
+	for s, sp := range spans {
+		if !clash[sp[1]] {
+			continue
+		}
+		end := len(recs)
+		if s+1 < len(spans) {
+			end = spans[s+1][0]
+		}
+		base := filepath.Base(strings.TrimSpace(paths[sp[1]]))
+		for i := sp[0]; i < end; i++ {
+			recs[i].ID = base + ":" + recs[i].ID
+		}
+	}
+	return recs, fields, nil
+}
+
+// recordFields lists a record's fields in display order, then the others
+// sorted, so the searchable fields come out in a stable order.
+func recordFields(r hiddendb.Record) []string {
+	out := make([]string, 0, len(r.Fields))
+	seen := make(map[string]bool, len(r.Fields))
+	for _, k := range r.Order {
+		if _, ok := r.Fields[k]; ok && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	var rest []string
+	for k := range r.Fields {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
 func uniqueField(recs []hiddendb.Record, f string) bool {
 	seen := make(map[string]bool, len(recs))
 	for _, r := range recs {
@@ -152,21 +249,12 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.Checkpoints == nil {
 		opt.Checkpoints = DefaultCheckpoints
 	}
-	recs, idField, err := LoadCorpus(opt.Corpus, opt.IDField)
+	recs, fields, err := LoadCorpora(strings.Split(opt.Corpus, ","), opt.IDField)
 	if err != nil {
 		return nil, err
 	}
-	fields := opt.TextFields
-	if fields == nil {
-		seen := map[string]bool{}
-		for _, r := range recs {
-			for k := range r.Fields {
-				if k != idField && !seen[k] {
-					seen[k] = true
-					fields = append(fields, k)
-				}
-			}
-		}
+	if opt.TextFields != nil {
+		fields = opt.TextFields
 	}
 	db := hiddendb.New(recs, hiddendb.Options{K: opt.K, PageSize: opt.PageSize, IndexFields: fields, ShowTotal: !opt.HideTotal, Seed: opt.Seed})
 	var searcher surface.Searcher = hiddendb.Searcher{DB: db}
@@ -188,7 +276,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			points = append(points, n)
 		}
 	}
-	rep := &Report{Corpus: opt.Corpus, Records: db.Len(), K: opt.K, Seed: opt.Seed, Points: points}
+	rep := &Report{Corpus: opt.Corpus, Records: db.Len(), K: opt.K, Seed: opt.Seed, HideTotal: opt.HideTotal, Points: points}
+	every := 0 // estimate at every checkpoint
+	for _, n := range points {
+		every = gcd(every, n)
+	}
 	terms := surface.TermOptions{}
 	for _, name := range opt.Policies {
 		var p surface.Policy
@@ -202,14 +294,21 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		}
 		curve := PolicyCurve{Policy: name}
 		start := time.Now()
-		hopt := surface.Options{Source: name, Budget: opt.Budget, Cost: opt.Select.Cost, Terms: terms, Progress: func(pr surface.Progress) {
+		hopt := surface.Options{Source: name, Budget: opt.Budget, Cost: opt.Select.Cost, Terms: terms, EstimateEvery: every, NoProbe: opt.NoProbe, Progress: func(pr surface.Progress) {
+			if pr.Queries == len(curve.Coverage) && pr.Queries > 0 {
+				// the final estimate of a harvest that stopped off a checkpoint
+				curve.Estimates[pr.Queries-1] = pr.Estimate
+				return
+			}
+			curve.Estimates = append(curve.Estimates, pr.Estimate)
 			curve.Coverage = append(curve.Coverage, float64(pr.Docs)/float64(db.Len()))
 			curve.Docs = append(curve.Docs, pr.Docs)
 			curve.Cost = append(curve.Cost, pr.Cost)
 			curve.Queries = append(curve.Queries, pr.Last.Query)
 			if opt.Progress != nil && pr.Queries%50 == 0 {
-				fmt.Fprintf(opt.Progress, "%s: %d queries, %d docs (%.1f%%), est. size %.0f, last %q total %d new %d\n",
-					name, pr.Queries, pr.Docs, 100*float64(pr.Docs)/float64(db.Len()), pr.EstSize, pr.Last.Query, pr.Last.Total, pr.Last.New)
+				e := pr.Estimate
+				fmt.Fprintf(opt.Progress, "%s: %d queries, %d docs (%.1f%%), est. %.1f%% [%.1f–%.1f%%] (%s), last %q total %d new %d\n",
+					name, pr.Queries, pr.Docs, 100*float64(pr.Docs)/float64(db.Len()), 100*e.Coverage, 100*e.Low, 100*e.High, e.Estimator, pr.Last.Query, pr.Last.Total, pr.Last.New)
 			}
 		}}
 		st, err := surface.Harvest(ctx, searcher, p, hopt)
@@ -223,11 +322,20 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// CheckpointRow is one JSON line of the bench output.
+// CheckpointRow is one JSON line of the bench output: the true coverage
+// and the harvest's estimate of it, with its interval (level
+// surface.CoverageLevel) and estimator; the estimate fields are null while
+// the estimator is "none". InInterval reports whether the interval holds
+// the true coverage.
 type CheckpointRow struct {
-	Policy   string  `json:"policy"`
-	Queries  int     `json:"queries"`
-	Coverage float64 `json:"coverage"`
+	Policy           string   `json:"policy"`
+	Queries          int      `json:"queries"`
+	Coverage         float64  `json:"coverage"`
+	CoverageEstimate *float64 `json:"coverage_estimate"`
+	CoverageLow      *float64 `json:"coverage_low"`
+	CoverageHigh     *float64 `json:"coverage_high"`
+	Estimator        string   `json:"estimator"`
+	InInterval       bool     `json:"in_interval"`
 }
 
 // Rows returns the coverage of every policy at every checkpoint.
@@ -235,13 +343,30 @@ func (r *Report) Rows() []CheckpointRow {
 	var out []CheckpointRow
 	for _, c := range r.Curves {
 		for _, n := range r.Points {
-			out = append(out, CheckpointRow{Policy: c.Policy, Queries: n, Coverage: round4(c.CoverageAt(n))})
+			row := CheckpointRow{Policy: c.Policy, Queries: n, Coverage: round4(c.CoverageAt(n))}
+			e := c.EstimateAt(n)
+			row.Estimator = e.Estimator
+			if e.Valid() {
+				est, lo, hi := round4(e.Coverage), round4(e.Low), round4(e.High)
+				row.CoverageEstimate, row.CoverageLow, row.CoverageHigh = &est, &lo, &hi
+				row.InInterval = lo <= row.Coverage && row.Coverage <= hi
+			}
+			out = append(out, row)
 		}
 	}
 	return out
 }
 
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 
 // WriteJSON writes the checkpoint rows as a JSON array.
 func (r *Report) WriteJSON(w io.Writer) error {
@@ -253,7 +378,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteTable writes a coverage table: one row per policy, one column per
 // checkpoint, in percent.
 func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %d records, k=%d, seed %d\n", filepath.Base(r.Corpus), r.Records, r.K, r.Seed)
+	var names []string
+	for _, p := range strings.Split(r.Corpus, ",") {
+		names = append(names, filepath.Base(strings.TrimSpace(p)))
+	}
+	totals := "totals shown"
+	if r.HideTotal {
+		totals = "totals hidden"
+	}
+	fmt.Fprintf(w, "%s: %d records, k=%d, %s, seed %d\n", strings.Join(names, ","), r.Records, r.K, totals, r.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	hdr := []string{"policy"}
 	for _, n := range r.Points {
@@ -269,11 +402,45 @@ func (r *Report) WriteTable(w io.Writer) error {
 		row = append(row, c.Elapsed.Round(100*time.Millisecond).String())
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return r.writeEstimates(w)
+}
+
+// writeEstimates writes, for every policy and checkpoint, the true coverage
+// next to the harvest's estimate, its interval and estimator, and how often
+// the interval held the truth.
+func (r *Report) writeEstimates(w io.Writer) error {
+	fmt.Fprintf(w, "\nestimated coverage (%.0f%% interval) next to the true coverage:\n", 100*surface.CoverageLevel)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "policy\tqueries\ttrue\testimate\tinterval\tin\testimator")
+	in, valid := 0, 0
+	for _, row := range r.Rows() {
+		est, iv, mark := "-", "-", "-"
+		if row.CoverageEstimate != nil {
+			valid++
+			est = fmt.Sprintf("%.1f%%", 100**row.CoverageEstimate)
+			iv = fmt.Sprintf("%.1f–%.1f%%", 100**row.CoverageLow, 100**row.CoverageHigh)
+			mark = "no"
+			if row.InInterval {
+				mark = "yes"
+				in++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%s\t%s\t%s\t%s\n", row.Policy, row.Queries, 100*row.Coverage, est, iv, mark, row.Estimator)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "interval holds the true coverage at %d of %d checkpoints with an estimate\n", in, valid)
+	return err
 }
 
 // WriteCSV writes one file per policy, <dir>/<policy>.csv, with the columns
-// query, term, docs, coverage, cost.
+// query, term, docs, coverage, cost, then the estimate of the estimate
+// checkpoints: coverage_estimate, coverage_low, coverage_high, estimator
+// (empty elsewhere).
 func (r *Report) WriteCSV(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("surface: %w", err)
@@ -284,9 +451,17 @@ func (r *Report) WriteCSV(dir string) error {
 			return fmt.Errorf("surface: %w", err)
 		}
 		cw := csv.NewWriter(f)
-		cw.Write([]string{"query", "term", "docs", "coverage", "cost"})
+		cw.Write([]string{"query", "term", "docs", "coverage", "cost", "coverage_estimate", "coverage_low", "coverage_high", "estimator"})
 		for i := range c.Coverage {
-			cw.Write([]string{strconv.Itoa(i + 1), c.Queries[i], strconv.Itoa(c.Docs[i]), strconv.FormatFloat(c.Coverage[i], 'f', 6, 64), strconv.FormatFloat(c.Cost[i], 'g', -1, 64)})
+			rec := []string{strconv.Itoa(i + 1), c.Queries[i], strconv.Itoa(c.Docs[i]), strconv.FormatFloat(c.Coverage[i], 'f', 6, 64), strconv.FormatFloat(c.Cost[i], 'g', -1, 64), "", "", "", ""}
+			if i < len(c.Log) && c.Log[i].Estimator != "" {
+				l := c.Log[i]
+				rec[8] = l.Estimator
+				if l.CoverageEstimate != nil {
+					rec[5], rec[6], rec[7] = ftoa(*l.CoverageEstimate), ftoa(*l.CoverageLow), ftoa(*l.CoverageHigh)
+				}
+			}
+			cw.Write(rec)
 		}
 		cw.Flush()
 		if err := cw.Error(); err != nil {

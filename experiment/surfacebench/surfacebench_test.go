@@ -1,9 +1,17 @@
 package surfacebench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/dwcrawl/dwcrawl/core/surface"
 
 	"github.com/dwcrawl/dwcrawl/internal/shareddata/sharedtest"
 )
@@ -63,5 +71,95 @@ func TestRunDBLP(t *testing.T) {
 	}
 	if a, o := cov["adaptive"].CoverageAt(100), cov["oracle"].CoverageAt(100); a < 0.85*o {
 		t.Fatalf("adaptive %.3f < 85%% of oracle %.3f at 100 queries", a, o)
+	}
+}
+
+// TestEstimateOutput: the table prints, at every checkpoint of every
+// policy, the true coverage next to the estimate, its interval and
+// estimator, and the JSON rows carry the same.
+func TestEstimateOutput(t *testing.T) {
+	const seed = 4
+	t.Logf("seed %d", seed)
+	rep, err := Run(context.Background(), Options{Corpus: filepath.Join("..", "..", "core", "surface", "testdata", "papers.jsonl"), K: 20, PageSize: 10, Budget: 50, Seed: seed, InProcess: true, Policies: []string{"adaptive", "random"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tab bytes.Buffer
+	if err := rep.WriteTable(&tab); err != nil {
+		t.Fatal(err)
+	}
+	out := tab.String()
+	_, est, ok := strings.Cut(out, "estimated coverage (90% interval) next to the true coverage:\n")
+	if !ok {
+		t.Fatalf("no estimate table:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(est), "\n")
+	if len(lines) != 1+2*3+1 || !strings.HasPrefix(lines[0], "policy") || !strings.Contains(lines[0], "estimator") {
+		t.Fatalf("estimate table:\n%s", est)
+	}
+	rows := rep.Rows()
+	in, valid := 0, 0
+	for i, row := range rows {
+		f := strings.Fields(lines[1+i])
+		if f[0] != row.Policy || f[1] != strconv.Itoa(row.Queries) || f[2] != fmt.Sprintf("%.1f%%", 100*row.Coverage) || f[len(f)-1] != row.Estimator {
+			t.Fatalf("line %q for row %+v", lines[1+i], row)
+		}
+		if row.CoverageEstimate == nil {
+			if row.Estimator != surface.EstimatorNone || row.InInterval {
+				t.Fatalf("row without estimate %+v", row)
+			}
+			continue
+		}
+		valid++
+		if row.InInterval {
+			in++
+		}
+		if *row.CoverageLow > *row.CoverageEstimate || *row.CoverageEstimate > *row.CoverageHigh || row.InInterval != (*row.CoverageLow <= row.Coverage && row.Coverage <= *row.CoverageHigh) {
+			t.Fatalf("row %+v", row)
+		}
+	}
+	if want := fmt.Sprintf("interval holds the true coverage at %d of %d checkpoints with an estimate", in, valid); lines[len(lines)-1] != want {
+		t.Fatalf("last line %q, want %q", lines[len(lines)-1], want)
+	}
+	if valid == 0 {
+		t.Fatal("no estimate at any checkpoint")
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var objs []map[string]any
+	if err := json.Unmarshal(js.Bytes(), &objs); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		for _, k := range []string{"policy", "queries", "coverage", "coverage_estimate", "coverage_low", "coverage_high", "estimator", "in_interval"} {
+			if _, ok := o[k]; !ok {
+				t.Fatalf("JSON row %v lacks %q", o, k)
+			}
+		}
+	}
+}
+
+func TestLoadCorpora(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.csv")
+	b := filepath.Join(dir, "b.jsonl")
+	os.WriteFile(a, []byte("ID,title,author\n1,Deep web,Ann\n2,Hidden data,Bob\n"), 0o644)
+	os.WriteFile(b, []byte(`{"key": "1", "title": "Crawling", "venue": "VLDB"}`+"\n"+`{"key": "k2", "title": "Surfacing", "venue": "SIGMOD"}`+"\n"), 0o644)
+	recs, fields, err := LoadCorpora([]string{a, b}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range recs {
+		ids = append(ids, r.ID)
+	}
+	// id "1" is in both files: both files' ids get their file name
+	if got := strings.Join(ids, ","); got != "a.csv:1,a.csv:2,b.jsonl:1,b.jsonl:k2" {
+		t.Fatalf("ids %s", got)
+	}
+	if got := strings.Join(fields, ","); got != "title,author,venue" {
+		t.Fatalf("fields %s", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
+	"github.com/dwcrawl/dwcrawl/warc"
 )
 
 // CrawlOptions describe a crawl to assemble: the profile, where its state
@@ -35,9 +36,11 @@ type CrawlOptions struct {
 	WebAddr string
 	// TestbedSeeds is the number of simweb seed sites (default 10).
 	TestbedSeeds int
-	// AllowPrivate lets the fetcher reach loopback and private addresses on
-	// the real web (refused by default).
-	AllowPrivate bool
+	// Net are the network settings of the real web (address policy,
+	// --resolve, proxy, extra headers); testbed mode ignores them.
+	Net NetOptions
+	// WARC is a directory to archive every HTTP exchange in ("" for none).
+	WARC string
 	// Reverse builds the search engine for reverse searching over the
 	// crawl's fetcher (search plugins send their requests through it); nil
 	// disables reverse searching. See ReverseFactory.
@@ -71,6 +74,12 @@ type Crawl struct {
 	server      *simweb.Server
 	prior       *store.DB
 	sharedDB    bool // DB came from CrawlOptions.DB: the caller closes it
+	// ReverseEngine is the search plugin reverse search uses, "" when it
+	// is off; ReverseOff then says why.
+	ReverseEngine, ReverseOff string
+	warc                      *warc.Writer
+	// WARC describes the archive once Close has closed it (nil without).
+	WARC *WARCSummary
 }
 
 // Close releases the reverse searcher, the store, the fetcher and the
@@ -88,6 +97,15 @@ func (c *Crawl) Close() error {
 	}
 	if c.prior != nil {
 		errs = append(errs, c.prior.Close())
+	}
+	if c.warc != nil {
+		var n int64
+		if c.Fetcher != nil {
+			n = c.Fetcher.ArchiveErrors()
+		}
+		sum, err := closeWARC(c.warc, n)
+		c.WARC, c.warc = sum, nil
+		errs = append(errs, err)
 	}
 	if c.DB != nil && !c.sharedDB {
 		errs = append(errs, c.DB.Close())
@@ -113,18 +131,35 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 			c.Close()
 		}
 	}()
+	var err error
 	db, c.sharedDB = s.DB, s.DB != nil
 	if db == nil {
-		var err error
 		if db, err = store.Open(s.Dir, store.Options{NoSync: s.NoSync, Logger: s.Logger}); err != nil {
 			return nil, err
 		}
 	}
 	c.DB = db
 	fo := crawl.FetchOptions(p)
-	fo.AllowPrivate = s.AllowPrivate
+	if s.Web == nil {
+		if err := s.Net.apply(&fo); err != nil {
+			return nil, err
+		}
+	}
 	fo.Seed = uint64(s.Seed)
 	fo.Logger = s.Logger
+	if fo.Jar, err = cookieJar(db, s.Logger); err != nil {
+		return nil, err
+	}
+	strategy := s.Strategy
+	if strategy == "" {
+		strategy = p.Strategy
+	}
+	if c.warc, err = openWARC(WARCOptions{Dir: s.WARC, Profile: p.Path, Strategy: strategy}, fo.UserAgent); err != nil {
+		return nil, err
+	}
+	if c.warc != nil {
+		fo.Archiver = c.warc
+	}
 	seeds := p.Seeds
 	if s.Web != nil {
 		addr := s.WebAddr
@@ -172,11 +207,22 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	if s.OnFetch != nil {
 		deps.Fetcher = timedFetcher{f: f, on: s.OnFetch}
 	}
+	c.ReverseOff = "the profile names no search engine (reverse.plugins)"
 	if s.Reverse != nil {
-		if c.reverse, err = s.Reverse(ctx, f); err != nil {
+		rs, err := s.Reverse(ctx, f)
+		var off *ReverseOffError
+		switch {
+		case errors.As(err, &off):
+			c.ReverseOff = off.Why
+		case err != nil:
 			return nil, fmt.Errorf("crawl: reverse search: %w", err)
+		case rs != nil:
+			c.reverse, deps.Reverse, c.ReverseOff = rs, rs, ""
+			c.ReverseEngine = "on"
+			if n, ok := rs.(interface{ Name() string }); ok {
+				c.ReverseEngine = n.Name()
+			}
 		}
-		deps.Reverse = c.reverse
 	}
 	if s.PriorDir != "" {
 		prior, err := store.Open(s.PriorDir, store.Options{Logger: s.Logger})

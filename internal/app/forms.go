@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/fetch"
@@ -146,7 +143,9 @@ func loadOrDefault(path string) (*form.Model, string, error) {
 
 // ClassifyOptions configure the classification of a page's forms.
 type ClassifyOptions struct {
-	Target string // an HTML file or an http(s) URL on a loopback address
+	Target string // an HTML file or an http(s) URL
+	// Net are the fetcher's network settings for a URL target.
+	Net    NetOptions
 	Model  string // model file ("" = embedded default)
 	Domain string // target domain for the DSFC ("" = best domain)
 	JSON   bool
@@ -159,10 +158,8 @@ type ClassifyOptions struct {
 	// ProbeQueries is the number of probe queries per form (0: the
 	// profile's probe.queries, else 4).
 	ProbeQueries int
-	// AllowPrivate lets the probe's fetcher reach loopback and private
-	// addresses; Fetch replaces its settings (tests).
-	AllowPrivate bool
-	Fetch        *fetch.Options
+	// Fetch replaces the probe's fetcher settings (tests).
+	Fetch *fetch.Options
 }
 
 // Classify lists every form of a page with its kind, searchable
@@ -179,7 +176,7 @@ func Classify(ctx context.Context, opt ClassifyOptions, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
-	p, err := loadTarget(ctx, opt.Target)
+	p, err := loadTarget(ctx, opt.Target, opt.Net)
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)
 	}
@@ -215,13 +212,14 @@ func Classify(ctx context.Context, opt ClassifyOptions, w io.Writer) error {
 	return nil
 }
 
-// loadTarget parses a local HTML file or fetches a loopback URL.
-func loadTarget(ctx context.Context, target string) (*page.Page, error) {
+// loadTarget parses a local HTML file or fetches a URL through the
+// crawler's fetcher.
+func loadTarget(ctx context.Context, target string, net NetOptions) (*page.Page, error) {
 	if target == "" {
 		return nil, errors.New("give an HTML file or a URL")
 	}
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
-		return fetchLoopback(ctx, target)
+		return fetchPage(ctx, target, net)
 	}
 	body, err := os.ReadFile(target)
 	if err != nil {
@@ -233,59 +231,30 @@ func loadTarget(ctx context.Context, target string) (*page.Page, error) {
 	return page.Parse(body, "", base)
 }
 
-// ErrNotLoopback is returned when classify is asked to fetch a URL whose
-// host is not a loopback address.
-var ErrNotLoopback = errors.New("only loopback addresses may be fetched (use a saved HTML file, or serve it on 127.0.0.1)")
-
-// maxBody bounds a fetched page.
-const maxBody = 8 << 20
-
-// fetchLoopback fetches u, refusing any address that is not loopback both
-// before resolving and at dial time (so redirects and DNS cannot escape).
-func fetchLoopback(ctx context.Context, raw string) (*page.Page, error) {
-	u, err := url.Parse(raw)
+// fetchPage fetches raw as a crawl would: robots.txt, the address policy
+// (every address but the public ones needs AllowPrivate), --resolve, the
+// proxy, retries, the body limit; it parses the page at its final URL.
+func fetchPage(ctx context.Context, raw string, net NetOptions) (*page.Page, error) {
+	fo, err := net.FetchOptions()
 	if err != nil {
 		return nil, err
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); (ip == nil && host != "localhost") || (ip != nil && !ip.IsLoopback()) {
-		return nil, fmt.Errorf("fetch %s: %w", raw, ErrNotLoopback)
-	}
-	dialer := &net.Dialer{
-		Timeout: 10 * time.Second,
-		Control: func(network, address string, _ syscall.RawConn) error {
-			h, _, err := net.SplitHostPort(address)
-			if err != nil {
-				return err
-			}
-			if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
-				return fmt.Errorf("dial %s: %w", address, ErrNotLoopback)
-			}
-			return nil
-		},
-	}
-	client := &http.Client{
-		Timeout:   30 * time.Second,
-		Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil},
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	fo.Delay = 0 // one page
+	fo.Jar = fetch.NewJar(nil, nil)
+	f, err := fetch.New(fo)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("User-Agent", "dwcrawl-classify")
-	resp, err := client.Do(req)
+	defer f.Close()
+	resp, err := f.Fetch(ctx, raw)
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", raw, err)
+		return nil, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetch %s: %s", raw, resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	u, err := url.Parse(resp.URL)
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", raw, err)
+		return nil, fmt.Errorf("fetch %s: final URL %q: %w", raw, resp.URL, err)
 	}
-	return page.Parse(body, resp.Header.Get("Content-Type"), resp.Request.URL)
+	return page.Parse(resp.Body, "text/html; charset=utf-8", u)
 }
 
 // kindCounts returns "kind:n" counts of examples, for logs.

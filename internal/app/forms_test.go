@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/form"
 )
 
@@ -55,31 +57,53 @@ func TestClassifyURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+			return
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(body)
 	}))
 	defer srv.Close()
+	ctx := context.Background()
+	local := NetOptions{AllowPrivate: true}
 	var buf bytes.Buffer
-	if err := Classify(context.Background(), ClassifyOptions{Target: srv.URL + "/cars"}, &buf); err != nil {
+	if err := Classify(ctx, ClassifyOptions{Target: srv.URL + "/cars", Net: local}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "5 form(s)") || !strings.Contains(buf.String(), srv.URL) {
 		t.Errorf("output:\n%s", buf.String())
 	}
-	tests := []string{"http://example.com/", "http://93.184.216.34/", "https://10.0.0.1:8443/x", "http://[2001:db8::1]/"}
-	for _, u := range tests {
-		err := Classify(context.Background(), ClassifyOptions{Target: u}, &buf)
-		if !errors.Is(err, ErrNotLoopback) {
-			t.Errorf("%s: err = %v, want ErrNotLoopback", u, err)
+	// a host name mapped to the server with --resolve
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	buf.Reset()
+	mapped := NetOptions{AllowPrivate: true, Resolve: []string{"shop.example.test:" + port + ":127.0.0.1"}}
+	if err := Classify(ctx, ClassifyOptions{Target: "http://shop.example.test:" + port + "/cars", Net: mapped}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "http://shop.example.test:"+port+"/cars: 5 form(s)") {
+		t.Errorf("--resolve output:\n%s", buf.String())
+	}
+	// the address policy: loopback needs AllowPrivate, also when mapped
+	for _, tt := range []struct {
+		url string
+		net NetOptions
+	}{
+		{srv.URL + "/cars", NetOptions{}},
+		{"http://shop.example.test:" + port + "/cars", NetOptions{Resolve: mapped.Resolve}},
+	} {
+		if err := Classify(ctx, ClassifyOptions{Target: tt.url, Net: tt.net}, &buf); !errors.Is(err, fetch.ErrBlocked) {
+			t.Errorf("%s without AllowPrivate: err = %v, want the address policy's refusal", tt.url, err)
 		}
 	}
-	// A loopback page that redirects elsewhere is refused at dial time.
-	redir := httptest.NewServer(http.RedirectHandler("http://192.0.2.1/", http.StatusFound))
-	defer redir.Close()
-	if err := Classify(context.Background(), ClassifyOptions{Target: redir.URL}, &buf); !errors.Is(err, ErrNotLoopback) {
-		t.Errorf("redirect: err = %v", err)
+	// robots.txt is obeyed as in a crawl
+	if err := Classify(ctx, ClassifyOptions{Target: srv.URL + "/private/page", Net: local}, &buf); !errors.Is(err, fetch.ErrDisallowed) {
+		t.Errorf("robots.txt: err = %v", err)
 	}
-	if err := Classify(context.Background(), ClassifyOptions{Target: "testdata/missing.html"}, &buf); err == nil {
+	if err := Classify(ctx, ClassifyOptions{Target: "testdata/missing.html"}, &buf); err == nil {
 		t.Error("missing file accepted")
+	}
+	if err := Classify(ctx, ClassifyOptions{Target: srv.URL, Net: NetOptions{Resolve: []string{"nonsense"}}}, &buf); err == nil {
+		t.Error("bad --resolve accepted")
 	}
 }

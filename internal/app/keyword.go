@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
-	"github.com/dwcrawl/dwcrawl/core/enrich"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/core/script"
@@ -21,16 +21,68 @@ import (
 // transport errors, 429 and 5xx twice), or a Lua keyword plugin spec (see
 // parseKeywordSpec): "keyword/simweb?url=http://127.0.0.1:8080/db",
 // "dblp", "./mine.lua?token_var=X". A plugin's searcher is an io.Closer.
-func OpenInterface(ctx context.Context, spec string) (keyword.Searcher, error) {
+//
+// Requests go through a fetch.Fetcher with net's settings (address policy,
+// --resolve, proxy); an interface whose URLs are all on loopback (a local
+// test server, `dwcrawl testbed`) may reach loopback hosts, and only them,
+// without AllowPrivate. The searcher is an io.Closer.
+func OpenInterface(ctx context.Context, spec string, net NetOptions) (keyword.Searcher, error) {
 	spec = strings.TrimSpace(spec)
 	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
-		return enrich.NewHTTPSearcher(spec)
+		f, err := interfaceFetcher(map[string]string{"url": spec}, net, nil)
+		if err != nil {
+			return nil, err
+		}
+		s, err := keyword.NewAPISearcher(spec)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		s.Client = fetcherDoer{f}
+		return apiSearcher{keyword.Retrying(s, keyword.RetryOptions{Attempts: 3, Backoff: 200 * time.Millisecond}), f}, nil
 	}
-	ki, err := openKeywordPlugin(ctx, spec, plugins.KeywordOptions{})
+	ki, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{}, nil, net, nil)
 	if err != nil {
 		return nil, err
 	}
 	return pluginSearcher{ki}, nil
+}
+
+// apiSearcher is a JSON search API client with the fetcher it owns.
+type apiSearcher struct {
+	keyword.Searcher
+	f *fetch.Fetcher
+}
+
+// Close releases the fetcher.
+func (a apiSearcher) Close() error {
+	a.f.Close()
+	return nil
+}
+
+// TopK implements keyword.TopKer when the client does.
+func (a apiSearcher) TopK(ctx context.Context) (int, error) {
+	if tk, ok := a.Searcher.(keyword.TopKer); ok {
+		return tk.TopK(ctx)
+	}
+	return 0, ErrNoK
+}
+
+// interfaceFetcher is the fetcher of a keyword interface whose variables
+// are vars: the adapter retries, so the fetcher does not; an interface on
+// loopback only may reach loopback hosts without AllowPrivate, with no
+// delay; otherwise the real web's policy and politeness with net applied.
+func interfaceFetcher(vars map[string]string, net NetOptions, arch fetch.Archiver) (*fetch.Fetcher, error) {
+	fo := fetch.DefaultOptions()
+	fo.Retries = 0
+	if loopbackOnly(vars) {
+		fo = fetch.Options{AllowPrivate: true, AllowHost: isLoopbackHost}
+	}
+	if err := net.apply(&fo); err != nil {
+		return nil, err
+	}
+	fo.Archiver = arch
+	return fetch.New(fo)
 }
 
 // keywordPlugin is an opened keyword plugin with the Lua states and the
@@ -92,12 +144,13 @@ func (d *lateDoer) Do(ctx context.Context, req *http.Request) (*http.Response, e
 // The adapter, not the fetcher, retries (rate limits, budget), as opt says;
 // opt.Vars is replaced by the spec's variables.
 func openKeywordPlugin(ctx context.Context, spec string, opt plugins.KeywordOptions, userDirs ...string) (*keywordPlugin, error) {
-	return openKeywordPluginFetch(ctx, spec, opt, nil, userDirs...)
+	return openKeywordPluginFetch(ctx, spec, opt, nil, NetOptions{}, nil, userDirs...)
 }
 
 // openKeywordPluginFetch is openKeywordPlugin with the fetcher options of the
-// plugin's dw.http given (nil: derived from the plugin's variables).
-func openKeywordPluginFetch(ctx context.Context, spec string, opt plugins.KeywordOptions, fetchOpt *fetch.Options, userDirs ...string) (*keywordPlugin, error) {
+// plugin's dw.http given (nil: derived from the plugin's variables and net,
+// see interfaceFetcher) and every exchange given to arch (nil: none).
+func openKeywordPluginFetch(ctx context.Context, spec string, opt plugins.KeywordOptions, fetchOpt *fetch.Options, net NetOptions, arch fetch.Archiver, userDirs ...string) (*keywordPlugin, error) {
 	ref, vars, err := parseKeywordSpec(spec)
 	if err != nil {
 		return nil, err
@@ -110,15 +163,14 @@ func openKeywordPluginFetch(ctx context.Context, spec string, opt plugins.Keywor
 		pool.Close()
 		return nil, fmt.Errorf("keyword interface %q: %w", spec, err)
 	}
-	fo := fetch.DefaultOptions()
-	fo.Retries = 0
-	switch {
-	case fetchOpt != nil:
-		fo = *fetchOpt
-	case loopbackOnly(ki.Vars()):
-		fo = fetch.Options{AllowPrivate: true, AllowHost: isLoopbackHost}
+	var f *fetch.Fetcher
+	if fetchOpt != nil {
+		fo := *fetchOpt
+		fo.Archiver = arch
+		f, err = fetch.New(fo)
+	} else {
+		f, err = interfaceFetcher(ki.Vars(), net, arch)
 	}
-	f, err := fetch.New(fo)
 	if err != nil {
 		ki.Close()
 		pool.Close()

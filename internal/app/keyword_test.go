@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/plugins"
+	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
@@ -71,7 +74,7 @@ func TestKeywordPluginFetchPolicy(t *testing.T) {
 	recs := hiddendb.Synthetic(3, 200)
 	srv := httptest.NewServer(hiddendb.New(recs, hiddendb.Options{K: 20, PageSize: 10, Seed: 3}).Handler("/db"))
 	defer srv.Close()
-	s, err := OpenInterface(ctx, "keyword/simweb?url="+srv.URL+"/db")
+	s, err := OpenInterface(ctx, "keyword/simweb?url="+srv.URL+"/db", NetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,5 +96,36 @@ func TestKeywordPluginFetchPolicy(t *testing.T) {
 	// (The fetcher's error crosses Lua as text.)
 	if _, err := kp.Search(ctx, "deep", 1); err == nil || !strings.Contains(err.Error(), "10.1.2.3: "+fetch.ErrBlocked.Error()) {
 		t.Errorf("private address: %v", err)
+	}
+}
+
+// TestCookieJarPersists: the crawl's cookies land in the store and a jar
+// opened on the same directory (a resumed crawl) sends them.
+func TestCookieJarPersists(t *testing.T) {
+	dir := t.TempDir()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := store.Open(dir, store.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jar, err := cookieJar(db, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://shop.example.test/cart")
+	jar.SetCookies(u, []*http.Cookie{{Name: "sid", Value: "42", Path: "/", MaxAge: 600}, {Name: "gone", Value: "x", MaxAge: -1}})
+	db.Close()
+	db, err = store.Open(dir, store.Options{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	jar2, err := cookieJar(db, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := jar2.Cookies(&url.URL{Scheme: "http", Host: "shop.example.test", Path: "/search"})
+	if len(got) != 1 || got[0].Name != "sid" || got[0].Value != "42" {
+		t.Errorf("restored cookies %v", got)
 	}
 }

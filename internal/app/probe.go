@@ -49,7 +49,10 @@ func classifyProbe(ctx context.Context, opt ClassifyOptions, w io.Writer) error 
 		queries = 4
 	}
 	fo := crawl.FetchOptions(p)
-	fo.AllowPrivate = opt.AllowPrivate
+	if err := opt.Net.apply(&fo); err != nil {
+		return err
+	}
+	fo.Jar = fetch.NewJar(nil, nil)
 	if opt.Fetch != nil {
 		fo = *opt.Fetch
 	}

@@ -1,72 +1,170 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"time"
+	"log/slog"
+	"sort"
+	"strings"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/core/crawl"
-	"github.com/dwcrawl/dwcrawl/core/frontier"
-	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
 
-// AddSeeds queues more seeds in the store of a crawl that is not running,
-// where the strategy's next run takes them: the site frontier's high queue
-// for the two-stage strategies (a site record marked as a seed, like the
-// seeds of a fresh crawl), the first level of the link frontier for ACHE and
-// best-first. Seeds the crawl already knows are skipped; added counts the
-// others. domain is the profile's domain, recorded on the new sites.
-//
-// The engine reads its frontiers only when a run starts, so a running crawl
-// is stopped first and resumed after (the server does this).
-func AddSeeds(db *store.DB, strategy, domain string, seeds []string) (added int, err error) {
-	var urls []string
-	for _, raw := range seeds {
-		u, err := canon.Canonical(raw)
+// SeedsOptions configure the seed finder.
+type SeedsOptions struct {
+	Profile *profile.Profile
+	// Web, when set, is the simulated web whose search engine is asked
+	// (testbed mode); otherwise the profile's engines on the real web.
+	Web *simweb.Web
+	// Net are the real web's network settings.
+	Net        NetOptions
+	PluginDirs []string
+	// Queries are what the engine is asked (default: the profile's
+	// keywords).
+	Queries []string
+	// Pages is the result pages read per query (default 1).
+	Pages int
+	// Max bounds the candidates returned (default 50; 0 keeps the default).
+	Max    int
+	Logger *slog.Logger
+}
+
+// SeedCandidate is a site the engine returned for the profile's keywords.
+type SeedCandidate struct {
+	// URL is the site's homepage, ready for a profile's seeds.
+	URL string `json:"url"`
+	// Hits counts the results on the site; Queries the queries that found it.
+	Hits    int      `json:"hits"`
+	Queries []string `json:"queries"`
+	// Title and Example are the first result on the site.
+	Title   string `json:"title,omitempty"`
+	Example string `json:"example"`
+	// InProfile is set for a site among the profile's seeds already.
+	InProfile bool `json:"in_profile,omitempty"`
+}
+
+// SeedsResult is what the seed finder found.
+type SeedsResult struct {
+	Profile string          `json:"profile"`
+	Engine  string          `json:"engine"`
+	Queries int             `json:"queries"`
+	Results int             `json:"results"`
+	Failed  int             `json:"failed_queries"`
+	Seeds   []SeedCandidate `json:"seeds"`
+}
+
+// FindSeeds asks the profile's search engine (the first configured one, as
+// reverse search picks it; the simulated engine with Web) for the profile's
+// keywords and returns the sites of the results, the most often found
+// first (ACHE's SeedFinder idea: a focused crawl starts from what a search
+// engine knows about the topic).
+func FindSeeds(ctx context.Context, opt SeedsOptions) (*SeedsResult, error) {
+	p := opt.Profile
+	if p == nil {
+		return nil, errors.New("seeds: no profile")
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	queries := opt.Queries
+	if len(queries) == 0 {
+		queries = p.Keywords
+	}
+	pages := max(opt.Pages, 1)
+	limit := opt.Max
+	if limit <= 0 {
+		limit = 50
+	}
+	fo := crawl.FetchOptions(p)
+	fo.Logger = opt.Logger
+	if opt.Web != nil {
+		srv, err := opt.Web.Listen("127.0.0.1:0", simweb.ServeOptions{})
 		if err != nil {
-			return 0, fmt.Errorf("seed %q: %w", raw, err)
+			return nil, fmt.Errorf("seeds: serving the simulated web: %w", err)
 		}
-		urls = append(urls, u)
+		defer srv.Close()
+		fo = simweb.FetchOptions(fo, opt.Web, srv.Addr)
+	} else if err := opt.Net.apply(&fo); err != nil {
+		return nil, err
 	}
-	switch strategy {
-	case crawl.SmartCrawler, crawl.SCDI:
-		sf := frontier.NewSiteFrontier(db)
-		if _, err := sf.Load(); err != nil {
-			return 0, fmt.Errorf("add seeds: loading the site frontier: %w", err)
-		}
-		for _, u := range urls {
-			site := canon.Site(u)
-			if _, known, err := db.GetSite(site); err != nil {
-				return added, err
-			} else if known || sf.Contains(site) {
-				continue
-			}
-			if err := db.PutSite(store.Site{URL: site, Host: canon.Host(site), Domain: domain, Status: store.SiteQueued,
-				Queue: store.QueueHigh, FirstSeen: time.Now(), From: "seed"}); err != nil {
-				return added, err
-			}
-			if err := sf.Push(frontier.Item{URL: site, Site: site, Score: 1000}, true); err != nil {
-				return added, fmt.Errorf("add seeds: %w", err)
-			}
-			added++
-		}
-	case crawl.ACHE, crawl.BestFirst:
-		// the link runner's frontier queues are named after the strategy
-		// (Prefix+":"+level); level 1 is taken first
-		lf := frontier.NewLevelFrontier(db, frontier.LevelOptions{Levels: 1, Prefix: strategy})
-		for _, u := range urls {
-			if _, known, err := db.GetURL(u); err != nil {
-				return added, err
-			} else if known {
-				continue
-			}
-			if err := lf.Push(frontier.Item{URL: u, Site: canon.Site(u), Score: 1}, 1); err != nil {
-				return added, fmt.Errorf("add seeds: %w", err)
-			}
-			added++
-		}
-	default:
-		return 0, fmt.Errorf("add seeds: unknown strategy %q", strategy)
+	f, err := fetch.New(fo)
+	if err != nil {
+		return nil, err
 	}
-	return added, db.Sync()
+	defer f.Close()
+	rs, err := Reverse(p, opt.Web != nil, opt.PluginDirs, opt.Logger)(ctx, f)
+	var off *ReverseOffError
+	if errors.As(err, &off) {
+		return nil, fmt.Errorf("seeds: no search engine to ask: %s", off.Why)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seeds: %w", err)
+	}
+	eng := rs.(*reverseSearcher)
+	defer eng.Close()
+
+	inProfile := map[string]bool{}
+	for _, s := range p.Seeds {
+		inProfile[canon.Site(s)] = true
+	}
+	res := &SeedsResult{Profile: p.Path, Engine: eng.ref}
+	bySite := map[string]*SeedCandidate{}
+	var order []string
+	for _, q := range queries {
+		res.Queries++
+		for page := 1; page <= pages; page++ {
+			sp, err := eng.Engine.Search(ctx, q, page)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				res.Failed++
+				opt.Logger.Warn("seeds: query failed", "engine", eng.ref, "query", q, "err", err)
+				break
+			}
+			for _, r := range sp.Results {
+				u, err := canon.Canonical(r.URL)
+				if err != nil {
+					continue
+				}
+				res.Results++
+				site := canon.Site(u)
+				c := bySite[site]
+				if c == nil {
+					c = &SeedCandidate{URL: site + "/", Title: strings.TrimSpace(r.Title), Example: u, InProfile: inProfile[site]}
+					bySite[site] = c
+					order = append(order, site)
+				}
+				c.Hits++
+				if len(c.Queries) == 0 || c.Queries[len(c.Queries)-1] != q {
+					c.Queries = append(c.Queries, q)
+				}
+			}
+			if !sp.Next {
+				break
+			}
+		}
+	}
+	if res.Failed == res.Queries && res.Queries > 0 {
+		return res, fmt.Errorf("seeds: every query to %s failed (see the warnings)", eng.ref)
+	}
+	for _, s := range order {
+		res.Seeds = append(res.Seeds, *bySite[s])
+	}
+	sort.SliceStable(res.Seeds, func(i, j int) bool {
+		a, b := res.Seeds[i], res.Seeds[j]
+		if len(a.Queries) != len(b.Queries) {
+			return len(a.Queries) > len(b.Queries)
+		}
+		return a.Hits > b.Hits
+	})
+	if len(res.Seeds) > limit {
+		res.Seeds = res.Seeds[:limit]
+	}
+	return res, nil
 }

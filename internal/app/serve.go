@@ -31,6 +31,8 @@ type ServeOptions struct {
 	PluginDirs []string
 	// Web chooses the simulated web of testbed crawls (built on first use).
 	Web WebOptions
+	// Net are the network settings of the jobs on the real web.
+	Net NetOptions
 	// Resume restarts the jobs the last server left running.
 	Resume bool
 	Logger *slog.Logger
@@ -67,7 +69,7 @@ func Serve(ctx context.Context, opt ServeOptions, out io.Writer) error {
 	if !loopback && opt.Token == "" {
 		return &OptionError{Err: fmt.Errorf("address %s: %w", opt.Addr, ErrNeedToken)}
 	}
-	r := &ServeRunner{Web: opt.Web, PluginDirs: opt.PluginDirs, Logger: opt.Logger}
+	r := &ServeRunner{Web: opt.Web, Net: opt.Net, PluginDirs: opt.PluginDirs, Logger: opt.Logger}
 	defer r.Close()
 	srv, err := serve.New(serve.Options{Root: opt.Root, Token: opt.Token, Loopback: loopback, Allow: opt.Allow, Runner: r,
 		Resume: opt.Resume, Logger: opt.Logger})
@@ -105,6 +107,7 @@ func Serve(ctx context.Context, opt ServeOptions, out io.Writer) error {
 // first use and served on one loopback listener.
 type ServeRunner struct {
 	Web        WebOptions
+	Net        NetOptions
 	PluginDirs []string
 	Logger     *slog.Logger
 
@@ -145,7 +148,7 @@ func (r *ServeRunner) Close() error {
 func (r *ServeRunner) Crawl(ctx context.Context, req serve.CrawlRequest) (serve.CrawlRun, error) {
 	p := req.Profile
 	s := CrawlOptions{Profile: p, Dir: req.Dir, DB: req.DB, Strategy: req.Strategy, Workers: req.Workers, Pages: req.Pages,
-		Seed: req.Seed, Logger: r.Logger, Progress: req.Progress, OnFetch: req.OnFetch}
+		Seed: req.Seed, Logger: r.Logger, Progress: req.Progress, OnFetch: req.OnFetch, Net: r.Net}
 	if req.Testbed {
 		w, addr, err := r.testbed()
 		if err != nil {
@@ -173,7 +176,7 @@ func (r *ServeRunner) AddSeeds(db *store.DB, strategy, domain string, seeds []st
 func (r *ServeRunner) Surface(ctx context.Context, req serve.SurfaceRequest) (any, error) {
 	return Surface(ctx, SurfaceOptions{Interface: req.Interface, Form: req.Form, Source: req.Source, Dir: req.Dir, DB: req.DB,
 		Policy: policyOr(req.Policy), Budget: req.Budget, K: req.K, First: req.First, Seed: req.Seed, PluginDirs: r.PluginDirs,
-		OnProgress: req.OnProgress})
+		OnProgress: req.OnProgress, Net: r.Net})
 }
 
 func policyOr(p string) string {
@@ -185,7 +188,7 @@ func policyOr(p string) string {
 
 // Enrich implements serve.Runner.
 func (r *ServeRunner) Enrich(ctx context.Context, req serve.EnrichRequest) (any, error) {
-	s, err := OpenInterface(ctx, req.Interface)
+	s, err := OpenInterface(ctx, req.Interface, r.Net)
 	if err != nil {
 		return nil, err
 	}

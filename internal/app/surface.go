@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -70,12 +69,11 @@ type SurfaceOptions struct {
 	// Browse reads every result page of a form's empty query when the form
 	// lists records for it (see surface.FormOptions).
 	Browse bool
-	// AllowPrivate lets a form harvest on the real web reach loopback and
-	// private addresses.
-	AllowPrivate bool
 	// Fetch, when set, replaces the fetcher settings of a form harvest on
 	// the real web (tests reach the lab's hosts through its transport).
 	Fetch *fetch.Options
+	// NoProbe turns off the size probes (surface.Options.NoProbe).
+	NoProbe bool
 	// PluginDirs are searched before the bundled plugins.
 	PluginDirs []string
 	// Progress receives a progress line at most once a second (nil: none).
@@ -85,6 +83,10 @@ type SurfaceOptions struct {
 	// DB, when set, is the store of Dir already open (a server shares one
 	// handle between a job and its readers); Surface leaves it open.
 	DB *store.DB
+	// Net are the network settings of the interface's requests.
+	Net NetOptions
+	// WARC is a directory to archive every HTTP exchange in ("" for none).
+	WARC string
 }
 
 // SurfaceSummary is what a surfacing run reports.
@@ -96,8 +98,20 @@ type SurfaceSummary struct {
 	Cost     float64  `json:"cost"`
 	EstSize  *float64 `json:"est_size"`
 	Coverage *float64 `json:"est_coverage"`
-	K        int      `json:"k,omitempty"`
-	Dir      string   `json:"dir"`
+	// The coverage estimate (the same as est_coverage) with its
+	// coverage_level interval and the estimator that produced it ("none"
+	// before enough data, the numbers then null).
+	CoverageEstimate *float64 `json:"coverage_estimate"`
+	CoverageLow      *float64 `json:"coverage_low"`
+	CoverageHigh     *float64 `json:"coverage_high"`
+	CoverageLevel    float64  `json:"coverage_level"`
+	SizeLow          *float64 `json:"est_size_low"`
+	SizeHigh         *float64 `json:"est_size_high"`
+	Estimator        string   `json:"estimator"`
+	K                int      `json:"k,omitempty"`
+	Dir              string   `json:"dir"`
+	// WARC describes the archive written with SurfaceOptions.WARC.
+	WARC *WARCSummary `json:"warc,omitempty"`
 	// Form is what the analysis of a form's inputs found (form harvests).
 	Form *surface.FormReport `json:"form,omitempty"`
 	// Requests counts the HTTP requests of a form harvest (result pages,
@@ -121,11 +135,27 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 		}
 		defer db.Close()
 	}
-	src, err := openSurfaceInterface(ctx, opt, db)
+	w, err := openWARC(WARCOptions{Dir: opt.WARC, Profile: "surface " + firstNonEmpty(opt.Interface, "form:"+opt.Form), Strategy: opt.Policy}, fetch.DefaultUserAgent())
 	if err != nil {
 		return nil, err
 	}
-	defer src.close()
+	var arch fetch.Archiver
+	if w != nil {
+		arch = w
+	}
+	src, err := openSurfaceInterface(ctx, opt, db, arch)
+	if err != nil {
+		closeWARC(w, 0)
+		return nil, err
+	}
+	closed := false
+	closeSrc := func() {
+		if !closed {
+			closed = true
+			src.close()
+		}
+	}
+	defer closeSrc()
 	k := opt.K
 	if k == 0 {
 		k = src.k
@@ -150,11 +180,11 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	st, herr := surface.Harvest(ctx, src.searcher, policy, surface.Options{
 		Source: source, Budget: opt.Budget, CostBudget: opt.CostBudget, Cost: sel.Cost,
 		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms, StopAfter: opt.StopAfter,
-		Journal:  &surface.StoreJournal{DB: db, Source: source},
+		Journal: &surface.StoreJournal{DB: db, Source: source}, NoProbe: opt.NoProbe,
 		Progress: prog.report,
 	})
 	prog.done()
-	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir()}
+	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir(), CoverageLevel: surface.CoverageLevel, Estimator: surface.EstimatorNone}
 	if fp != nil {
 		r := fp.Report()
 		sum.Form = &r
@@ -162,14 +192,31 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	if src.requests != nil {
 		sum.Requests = src.requests.n.Load()
 	}
+	closeSrc() // the fetcher stops before the archive closes
+	if ws, err := closeWARC(w, src.archiveErrors()); err != nil && herr == nil {
+		herr = err
+	} else {
+		sum.WARC = ws
+	}
 	if st != nil {
 		sum.Queries, sum.Docs, sum.Cost, sum.K = len(st.Log()), st.Docs(), st.Cost(), st.K()
-		if size, ok := st.Stats.Size(); ok {
-			cov := float64(st.Docs()) / size
-			sum.EstSize, sum.Coverage = &size, &cov
-		}
+		sum.setEstimate(st.Coverage())
 	}
 	return sum, herr
+}
+
+// setEstimate fills the estimate fields (rounded: sizes to records,
+// fractions to 4 decimals).
+func (sum *SurfaceSummary) setEstimate(e surface.CoverageEstimate) {
+	sum.Estimator = e.Estimator
+	if !e.Valid() {
+		return
+	}
+	frac := func(x float64) *float64 { v := math.Round(x*1e4) / 1e4; return &v }
+	size := func(x float64) *float64 { v := math.Round(x); return &v }
+	sum.EstSize, sum.SizeLow, sum.SizeHigh = size(e.Size), size(e.SizeLow), size(e.SizeHigh)
+	sum.Coverage, sum.CoverageLow, sum.CoverageHigh = frac(e.Coverage), frac(e.Low), frac(e.High)
+	sum.CoverageEstimate = sum.Coverage
 }
 
 // surfaceInterface is the opened keyword interface of a surface run.
@@ -179,16 +226,33 @@ type surfaceInterface struct {
 	k         int
 	keepStops bool
 	close     func()
+	fetcher   *fetch.Fetcher
 	// form is the searcher of a form harvest (nil otherwise).
 	form     *surface.FormSearcher
 	requests *countingFetcher
 }
 
-func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB) (*surfaceInterface, error) {
+// archiveErrors counts the exchanges the interface's fetcher could not
+// archive.
+func (s *surfaceInterface) archiveErrors() int64 {
+	if s.fetcher == nil {
+		return 0
+	}
+	return s.fetcher.ArchiveErrors()
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, arch fetch.Archiver) (*surfaceInterface, error) {
 	spec := opt.Interface
 	name := spec
-	if id := opt.Form; id != "" {
-		return openFormInterface(ctx, opt, db)
+	if opt.Form != "" {
+		return openFormInterface(ctx, opt, db, arch)
 	}
 	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
 		base := strings.TrimSuffix(strings.TrimRight(spec, "/"), "/api/search")
@@ -196,10 +260,15 @@ func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB)
 		if err != nil {
 			return nil, &OptionError{Err: err}
 		}
-		s.Client = &http.Client{Timeout: time.Minute}
-		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), opt.MaxRequests), name: base, close: func() {}}, nil
+		f, err := interfaceFetcher(map[string]string{"url": base}, opt.Net, arch)
+		if err != nil {
+			return nil, err
+		}
+		s.Client = fetcherDoer{f}
+		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), opt.MaxRequests), name: base,
+			close: f.Close, fetcher: f}, nil
 	}
-	kp, err := openKeywordPlugin(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, opt.PluginDirs...)
+	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, nil, opt.Net, arch, opt.PluginDirs...)
 	if err != nil {
 		return nil, err
 	}
@@ -207,14 +276,15 @@ func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB)
 	if opt.Form == "" {
 		name, _, _ = strings.Cut(spec, "?")
 	}
-	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords, close: func() { kp.Close() }}, nil
+	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords,
+		close: func() { kp.Close() }, fetcher: kp.fetcher}, nil
 }
 
 // openFormInterface opens a searchable form the crawl in db recorded as a
 // keyword interface: surface.FormSearcher over the crawl's kind of fetcher
 // (the simulated web a testbed crawl ran on, else the real web with its
 // politeness, robots.txt and address policy).
-func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB) (*surfaceInterface, error) {
+func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, arch fetch.Archiver) (*surfaceInterface, error) {
 	id := opt.Form
 	f, ok, err := db.GetForm(id)
 	if err != nil {
@@ -230,11 +300,18 @@ func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB) (*
 	if !testbed {
 		stop = func() {}
 		fo = fetch.DefaultOptions()
-		fo.AllowPrivate = opt.AllowPrivate
+		if loopbackOnly(map[string]string{"page": f.PageURL, "action": f.Action}) {
+			// a form on this machine, as keyword plugins with loopback URLs
+			fo.AllowPrivate, fo.AllowHost = true, isLoopbackHost
+		}
+		if err := opt.Net.apply(&fo); err != nil {
+			return nil, err
+		}
 		if opt.Fetch != nil {
 			fo = *opt.Fetch
 		}
 	}
+	fo.Archiver = arch
 	fr, err := fetch.New(fo)
 	if err != nil {
 		stop()
@@ -247,7 +324,7 @@ func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB) (*
 		stop()
 		return nil, &OptionError{Option: "form", Err: err}
 	}
-	return &surfaceInterface{searcher: fs, name: "form:" + id, form: fs, requests: cf, close: func() { fr.Close(); stop() }}, nil
+	return &surfaceInterface{searcher: fs, name: "form:" + id, form: fs, requests: cf, close: func() { fr.Close(); stop() }, fetcher: fr}, nil
 }
 
 // countingFetcher counts the requests of a form harvest and refuses those
@@ -329,8 +406,8 @@ func (p *surfaceProgress) report(pr surface.Progress) {
 func (p *surfaceProgress) print(pr surface.Progress) {
 	p.last, p.pend = time.Now(), nil
 	cov := "?"
-	if !math.IsNaN(pr.Coverage) {
-		cov = fmt.Sprintf("%.1f%% of ~%.0f", 100*pr.Coverage, pr.EstSize)
+	if e := pr.Estimate; e.Valid() {
+		cov = fmt.Sprintf("%.1f%% [%.1f–%.1f%%] of ~%.0f", 100*e.Coverage, 100*e.Low, 100*e.High, e.Size)
 	}
 	total := "?"
 	if pr.Last.Total >= 0 {

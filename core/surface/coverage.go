@@ -1,0 +1,631 @@
+package surface
+
+import (
+	"math"
+	"math/rand"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Coverage estimation: how much of the database the downloaded documents
+// are, with an interval and the name of the estimator.
+//
+// Every issued query is a capture–recapture experiment. Its full match set
+// M_i (T_i documents) is the second capture, the documents downloaded before
+// it (n_{i−1}) the first, and the downloaded documents that match it
+// (m_i = |M_i ∩ D_{i−1}|, computed from their text) the recaptures; summed
+// over the queries this is Schnabel's estimator N̂ = Σ n_{i−1}·T_i / (Σ m_i + 1)
+// (the +1 is Chapman's). Using the full match set rather than the returned
+// top k matters: a result-limited query returns the best ranked of its
+// matches, and the downloaded documents are the best ranked of theirs, so
+// the overlap of the returned results with what was downloaded is far
+// larger than the overlap of the matches. The estimate the harvest used to
+// report (Stats.Size, still the adaptive policy's working estimate) took
+// that overlap, and the result counts it assumed for cut answers whose
+// totals were hidden, at face value: it read 81 % coverage where 11 % was
+// true.
+//
+// T_i is the reported total when the interface shows it, the number
+// returned when the answer was complete (not cut by the result limit), and
+// otherwise, under a query-independent ranking (Stats.StaticRank), an
+// estimate from rank positions (rankFit), used only when the lists of known
+// total, estimated the same way, validate it. A cut answer without a total
+// is left out; when the interface hides its totals and cuts most answers,
+// the harvest spends a few size probes (probe.go) on complete answers.
+// Complete answers to terms the adaptive policy picked for their frequency
+// among the downloaded documents are left out too: their few matches are
+// mostly the ones that got them picked.
+//
+// Capture–recapture assumes every document is as likely to be matched; it is
+// not: a document with many distinct terms matches more queries, so it is
+// both more likely downloaded and more likely matched again, m_i is too large
+// and N̂ too small (the heterogeneous-capture bias, model M_h). The estimator
+// is therefore stratified by the documents' number of distinct terms (up to
+// eight strata of at least fifty downloaded documents, quantiles of the
+// downloaded ones): N̂ = Σ_s Σ_i n_{i−1,s}·T_{i,s} / (Σ_i m_{i,s} + 1), with
+// T_{i,s} the query's total shared out as its returned documents are (for a
+// top-k list under a query-independent ranking those are a random sample of
+// its matches). Heterogeneity the length does not explain (terms that occur
+// together, such as a generic word list's conversational words) still
+// biases the estimate toward too high a coverage.
+//
+// The interval joins a percentile bootstrap over the queries, which are the
+// sampling units (it carries both the noise of the recaptures and the
+// spread between queries that correlate with the downloaded set more or
+// less than others), the exact Poisson interval of the total recaptures and
+// the Poisson error of each stratum; an estimate below what the data prove
+// (the downloaded count, a reported total) widens it by as much above.
+
+// CoverageLevel is the nominal level of the coverage interval.
+const CoverageLevel = 0.90
+
+// Estimator names of CoverageEstimate.
+const (
+	// EstimatorExact: the interface reported the size of the database.
+	EstimatorExact = "exact"
+	// EstimatorSchnabel: stratified Schnabel capture–recapture over the
+	// queries' match sets; the suffix says where the totals came from.
+	EstimatorSchnabel = "stratified-schnabel"
+	// EstimatorNone: not enough recaptures yet.
+	EstimatorNone = "none"
+)
+
+// CoverageEstimate is an estimate of the database size and of the fraction
+// of it downloaded, with a CoverageLevel interval. Size fields are NaN when
+// there is no estimate (Estimator "none").
+type CoverageEstimate struct {
+	Docs                    int
+	Size, SizeLow, SizeHigh float64
+	Coverage, Low, High     float64
+	// Estimator names the method: "exact", "stratified-schnabel/" followed
+	// by the source of the query totals ("reported", "complete", "rank" or a
+	// "+"-joined mix), or "none".
+	Estimator string
+	// Queries is the number of queries the estimate used, Strata the
+	// number of document strata.
+	Queries, Strata int
+}
+
+// Valid reports whether an estimate exists.
+func (e CoverageEstimate) Valid() bool { return !math.IsNaN(e.Coverage) }
+
+// noEstimate is the estimate before enough data.
+func noEstimate(docs int) CoverageEstimate {
+	nan := math.NaN()
+	return CoverageEstimate{Docs: docs, Size: nan, SizeLow: nan, SizeHigh: nan, Coverage: nan, Low: nan, High: nan, Estimator: EstimatorNone}
+}
+
+// ExactCoverage is the estimate when the database size is known.
+func ExactCoverage(docs, size int) CoverageEstimate {
+	c := math.Min(1, float64(docs)/float64(size))
+	s := float64(size)
+	return CoverageEstimate{Docs: docs, Size: s, SizeLow: s, SizeHigh: s, Coverage: c, Low: c, High: c, Estimator: EstimatorExact}
+}
+
+// totalSource says where a query's total came from.
+type totalSource uint8
+
+const (
+	totalNone     totalSource = iota
+	totalReported             // shown by the interface
+	totalComplete             // answer not limited: every match returned
+	totalRank                 // estimated from rank positions
+)
+
+var totalNames = [...]string{"", "reported", "complete", "rank"}
+
+// lenCount is a histogram bin: documents with len distinct terms.
+type lenCount struct{ len, n int32 }
+
+// queryCapture is what the estimators keep of one issued query.
+type queryCapture struct {
+	before   int  // documents downloaded before the query
+	probe    bool // a size probe (probe.go)
+	fromDocs bool // chosen from the downloaded documents (Proposal.FromDocs)
+	reported int  // reported total, -1 hidden
+	limited  bool // the answer was cut by the result limit
+	docs     []int32
+	known    []lenCount // downloaded before and matching, by length
+	returned []lenCount // returned, by length
+}
+
+// captureLog holds the per-query captures.
+type captureLog struct {
+	queries []queryCapture
+}
+
+// observe records an issued query and sets iq.DocsBefore and iq.Known.
+func (c *captureLog) observe(s *Stats, iq *IssuedQuery, res []Result, ids []int32) {
+	iq.DocsBefore = len(s.docTerms) - iq.New
+	q := queryCapture{before: iq.DocsBefore, reported: iq.Total, limited: iq.Limited, docs: make([]int32, len(res))}
+	fresh := make(map[int32]bool, iq.New)
+	ret := map[int32]int32{}
+	for i, r := range res {
+		q.docs[i] = r.Doc
+		ret[int32(len(s.docTerms[r.Doc]))]++
+		if r.Fresh {
+			fresh[r.Doc] = true
+		}
+	}
+	q.returned = histogram(ret)
+	known := map[int32]int32{}
+	if len(ids) > 0 {
+		for _, d := range s.post[ids[0]] {
+			if !fresh[d] && s.containsAll(d, ids[1:]) {
+				iq.Known++
+				known[int32(len(s.docTerms[d]))]++
+			}
+		}
+	}
+	q.known = histogram(known)
+	c.queries = append(c.queries, q)
+}
+
+// totals returns every query's number of matches and where it came from.
+// An answer is complete when it is not limited and shorter than the result
+// limit k (0: unknown, then shorter than the longest answer seen, which the
+// limit is at least). With rank estimates allowed (a query-independent
+// ranking), the limited lists get totals from rank positions (rankFit). w
+// weighs each query's observations (the bootstrap; nil: 1).
+func (c *captureLog) totals(ndocs, k int, useRank bool, w []float64) ([]float64, []totalSource) {
+	maxRet := 0
+	for _, q := range c.queries {
+		if len(q.docs) > maxRet {
+			maxRet = len(q.docs)
+		}
+	}
+	tot := make([]float64, len(c.queries))
+	src := make([]totalSource, len(c.queries))
+	var pending []int
+	for i, q := range c.queries {
+		n := len(q.docs)
+		switch {
+		case q.reported >= 0:
+			tot[i], src[i] = float64(q.reported), totalReported
+		case !q.limited && ((k > 0 && n < k) || (k <= 0 && n < maxRet)):
+			tot[i], src[i] = float64(n), totalComplete
+		default:
+			pending = append(pending, i)
+		}
+	}
+	if useRank && len(pending) > 0 {
+		c.rankFit(ndocs, tot, src, pending, w)
+	}
+	return tot, src
+}
+
+// Rank fit bounds: iterations of the fit, the anchor observations
+// (documents of the limited lists whose quantile other lists gave) it needs
+// before it estimates anything, and the largest relative error of the sums
+// a list's estimate is the ratio of.
+const (
+	rankIters      = 12
+	minAnchors     = 3
+	maxRelErr      = 0.5
+	minValidations = 3
+	maxRankBias    = 0.405 // log 1.5
+	maxBelowBound  = 0.2
+)
+
+// rankFit estimates the totals of the pending (limited, total unknown)
+// lists from rank positions, under a query-independent ranking: a document
+// at global rank quantile u_d has p−1 ~ Binomial(T_i, u_d) matches ranked
+// above it in list i of T_i matches. So u_d = Σ(p−1)/ΣT over the lists it
+// is in, and T_i = Σ(p−1)/Σu over the documents of list i whose quantile
+// the other lists give (leave-one-out, so a document's quantile does not
+// depend on the position it is used to explain) — Poisson ratio estimates,
+// alternated until they settle, with the lists of known total fixed. The
+// lists share their best ranked documents, so their totals are tied to one
+// another, and the complete answers fix the scale. In a limited list only
+// documents well inside it count (u at most half the list's cut-off
+// quantile n/T): near the cut-off, the documents of a quantile that made it
+// into the list are those whose position fell short of the limit, so their
+// positions are biased low. w weighs each query's observations (the
+// bootstrap; nil: 1).
+func (c *captureLog) rankFit(ndocs int, tot []float64, src []totalSource, pending []int, w []float64) {
+	weight := func(i int) float64 {
+		if w == nil {
+			return 1
+		}
+		return w[i]
+	}
+	known := make([]bool, len(c.queries))
+	isPending := make([]bool, len(c.queries))
+	for _, i := range pending {
+		isPending[i] = true
+	}
+	for i := range c.queries {
+		known[i] = src[i] != totalNone && tot[i] > 0
+	}
+	// per document: Σ w(p−1) and Σ w·T over the lists that count it
+	sumP := make([]float64, ndocs)
+	sumE := make([]float64, ndocs)
+	counted := make([][]bool, len(c.queries)) // pending lists: which positions count
+	add := func(i int, sign float64) {
+		wi := weight(i) * sign
+		if wi == 0 || !known[i] {
+			return
+		}
+		for p, d := range c.queries[i].docs {
+			if counted[i] != nil && !counted[i][p] {
+				continue
+			}
+			sumP[d] += wi * float64(p)
+			sumE[d] += wi * tot[i]
+		}
+	}
+	for i := range c.queries {
+		if known[i] && !isPending[i] {
+			add(i, 1)
+		}
+	}
+	anchors := 0
+	for _, i := range pending {
+		for _, d := range c.queries[i].docs {
+			if sumE[d] > 0 {
+				anchors++
+			}
+		}
+	}
+	if anchors < minAnchors {
+		return
+	}
+	// listTotal estimates list i's total from the documents the other lists
+	// give a quantile (the caller leaves list i out of the sums), counting
+	// those within half the cut-off of a list of t matches (t 0: all)
+	listTotal := func(i int, t float64) (float64, []bool, bool) {
+		n := float64(len(c.queries[i].docs))
+		limit := math.Inf(1)
+		if t > 0 {
+			limit = 0.5 * n / t
+		}
+		var sp, su, vu float64
+		cnt := make([]bool, len(c.queries[i].docs))
+		for p, d := range c.queries[i].docs {
+			if sumE[d] <= 0 {
+				continue
+			}
+			u := sumP[d] / sumE[d]
+			if u > limit {
+				continue
+			}
+			sp += float64(p)
+			su += u
+			// Poisson variance of the quantile, with one event added so
+			// that a document always ranked first (no event) still carries
+			// the uncertainty of its lists' resolution
+			vu += (sumP[d] + 1) / (sumE[d] * sumE[d])
+			cnt[p] = true
+		}
+		// both sums must be known to within maxRelErr (Poisson errors), or
+		// the ratio is noise
+		if su <= 0 || sp < 1/(maxRelErr*maxRelErr) || vu > maxRelErr*maxRelErr*su*su {
+			return 0, nil, false
+		}
+		return sp / su, cnt, true
+	}
+	for iter := 0; iter < rankIters; iter++ {
+		changed := false
+		for _, i := range pending {
+			add(i, -1) // leave list i out
+			prev := 0.0
+			if known[i] {
+				prev = tot[i]
+			}
+			if t, cnt, ok := listTotal(i, prev); ok {
+				if !known[i] || math.Abs(t-tot[i]) > 1e-3*t {
+					changed = true
+				}
+				tot[i], known[i], counted[i] = t, true, cnt
+			}
+			add(i, 1)
+		}
+		if !changed {
+			break
+		}
+	}
+	// Validation: the lists of known total, estimated the same way from the
+	// others, measure the fit's bias on the scale where the truth is known;
+	// the rank totals are divided by the median ratio. With fewer than
+	// minValidations such lists, or a median ratio beyond 1.5 either way,
+	// the rank totals are not used.
+	var errs []float64
+	for i := range c.queries {
+		if isPending[i] || !known[i] || weight(i) <= 0 {
+			continue
+		}
+		add(i, -1)
+		if t, _, ok := listTotal(i, tot[i]); ok {
+			errs = append(errs, math.Log(t/tot[i]))
+		}
+		add(i, 1)
+	}
+	bias := 0.0
+	if len(errs) > 0 {
+		sort.Float64s(errs)
+		bias = errs[len(errs)/2]
+	}
+	// a cut list has more matches than it returned: estimates below that
+	// bound mean the positions contradict the model
+	below, est := 0, 0
+	for _, i := range pending {
+		if known[i] {
+			est++
+			if tot[i] < float64(len(c.queries[i].docs)) {
+				below++
+			}
+		}
+	}
+	if len(errs) < minValidations || math.Abs(bias) > maxRankBias || float64(below) > maxBelowBound*float64(est) {
+		// too few checks, or the positions do not follow a ranking
+		// independent of the content (a relevance or date order, or one
+		// correlated with the documents' ids, ties the positions of lists
+		// on related terms): no rank totals
+		for _, i := range pending {
+			known[i] = false
+		}
+	}
+	for _, i := range pending {
+		if known[i] {
+			tot[i], src[i] = math.Max(tot[i]/math.Exp(bias), float64(len(c.queries[i].docs))), totalRank
+		} else {
+			tot[i] = 0
+		}
+	}
+}
+
+// needsRank reports whether some query's total can only come from rank
+// estimates.
+func (c *captureLog) needsRank(k int) bool {
+	maxRet := 0
+	for _, q := range c.queries {
+		if len(q.docs) > maxRet {
+			maxRet = len(q.docs)
+		}
+	}
+	for _, q := range c.queries {
+		n := len(q.docs)
+		if q.reported < 0 && (q.limited || (k > 0 && n >= k) || (k <= 0 && n >= maxRet)) {
+			return true
+		}
+	}
+	return false
+}
+
+func histogram(m map[int32]int32) []lenCount {
+	out := make([]lenCount, 0, len(m))
+	for l, n := range m {
+		out = append(out, lenCount{l, n})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].len < out[b].len })
+	return out
+}
+
+// Stratification bounds: at most maxStrata strata of at least
+// minStratumDocs downloaded documents each. bootstrapRuns is the number of
+// bootstrap replicates (fewer when the rank estimates of the totals must be
+// redone in each).
+// minRecaptures is the fewest recaptures an estimate is made from: below
+// about seven, Chapman's estimator is biased (Robson & Regier's rule) and
+// its interval spans nearly everything.
+const minRecaptures = 7
+
+const (
+	maxStrata         = 8
+	minStratumDocs    = 50
+	bootstrapRuns     = 200
+	bootstrapRunsRank = 60
+)
+
+// captureRow is one query's captures by stratum: n_{i−1,s}, the share of
+// its returned documents in s, m_{i,s}.
+type captureRow struct {
+	q                    int // index in captureLog.queries
+	before, share, known []float64
+}
+
+// EstimateCoverage estimates the database size and the coverage of the
+// downloaded documents (see the comment at the top of coverage.go); k is
+// the result limit (0: unknown). The interval joins a Poisson bootstrap over
+// the queries (each query weighed by a Poisson(1) count, so the order the
+// rank estimates chain in is kept; the rank estimates are redone in every
+// replicate) and the exact Poisson interval of the total number of
+// recaptures, which dominates while recaptures are few. The bootstrap is
+// seeded by the number of queries, so one harvest gives one estimate.
+func (s *Stats) EstimateCoverage(k int) CoverageEstimate {
+	return s.estimateCoverage(k, maxStrata)
+}
+
+// estimateCoverage is EstimateCoverage with at most strata strata (1: the
+// plain Schnabel estimator).
+func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
+	n := len(s.docTerms)
+	frac, pairs := s.StaticRank()
+	useRank := pairs >= 10 && frac >= 0.9
+	ns := n / minStratumDocs
+	if ns > strata {
+		ns = strata
+	}
+	lens := make([]int, n)
+	for d := range s.docTerms {
+		lens[d] = len(s.docTerms[d])
+	}
+	cuts := lengthCuts(lens, ns)
+	stratum := func(l int32) int { return sort.SearchInts(cuts, int(l)+1) }
+	ns = len(cuts) + 1
+	var rows []captureRow
+	cum := make([]float64, ns)
+	next := 0 // documents counted into cum
+	for qi, q := range s.caps.queries {
+		for ; next < q.before && next < n; next++ {
+			cum[stratum(int32(lens[next]))]++
+		}
+		if q.before == 0 || len(q.docs) == 0 {
+			continue
+		}
+		if q.fromDocs && !q.limited && q.reported < 0 {
+			// a complete answer to a term picked for its frequency among
+			// the downloaded documents: its few matches are mostly the
+			// ones that got it picked
+			continue
+		}
+		r := captureRow{q: qi, before: append([]float64(nil), cum...), share: make([]float64, ns), known: make([]float64, ns)}
+		for _, b := range q.returned {
+			r.share[stratum(b.len)] += float64(b.n) / float64(len(q.docs))
+		}
+		for _, b := range q.known {
+			r.known[stratum(b.len)] += float64(b.n)
+		}
+		rows = append(rows, r)
+	}
+	tot, src := s.caps.totals(n, k, useRank, nil)
+	floor := float64(n)
+	for qi := range s.caps.queries {
+		if src[qi] == totalReported || src[qi] == totalComplete {
+			floor = math.Max(floor, tot[qi])
+		}
+	}
+	// estimate is the stratified Schnabel estimate with query weights w
+	// (nil: 1) and totals tot; it also returns the recaptures and the
+	// queries used.
+	// relVar is the Poisson relative variance of the size, summed over
+	// the strata: a stratum with few recaptures is as uncertain as its
+	// count, however many the other strata have
+	var relVar float64
+	estimate := func(w, tot []float64, src []totalSource) (size, recaptures float64, used int) {
+		num := make([]float64, ns)
+		den := make([]float64, ns)
+		for _, r := range rows {
+			if src[r.q] == totalNone {
+				continue
+			}
+			wi := 1.0
+			if w != nil {
+				wi = w[r.q]
+			}
+			used++
+			for j := 0; j < ns; j++ {
+				num[j] += wi * r.before[j] * tot[r.q] * r.share[j]
+				den[j] += wi * r.known[j]
+			}
+		}
+		var v float64
+		for j := 0; j < ns; j++ {
+			sj := num[j] / (den[j] + 1)
+			size += sj
+			recaptures += den[j]
+			v += sj * sj / (den[j] + 1)
+		}
+		if w == nil && size > 0 {
+			relVar = v / (size * size)
+		}
+		return size, recaptures, used
+	}
+	raw, recaptures, used := estimate(nil, tot, src)
+	size := math.Max(raw, floor)
+	if used < 2 || recaptures < minRecaptures {
+		return noEstimate(n)
+	}
+	redo := useRank && s.caps.needsRank(k)
+	runs := bootstrapRuns
+	if redo {
+		runs = bootstrapRunsRank
+	}
+	rng := rand.New(rand.NewSource(int64(len(s.caps.queries))))
+	pois := distuv.Poisson{Lambda: 1, Src: rng}
+	boot := make([]float64, 0, runs)
+	w := make([]float64, len(s.caps.queries))
+	for b := 0; b < runs; b++ {
+		for i := range w {
+			w[i] = pois.Rand()
+		}
+		bt, bs := tot, src
+		if redo {
+			bt, bs = s.caps.totals(n, k, useRank, w)
+		}
+		if sz, _, u := estimate(w, bt, bs); u > 0 {
+			boot = append(boot, math.Max(sz, floor))
+		}
+	}
+	sort.Float64s(boot)
+	alpha := (1 - CoverageLevel) / 2
+	lo, hi := quantileSorted(boot, alpha), quantileSorted(boot, 1-alpha)
+	// exact Poisson interval of the recaptures: the size scales as 1/(M+1)
+	mlo, mhi := poissonInterval(recaptures, CoverageLevel)
+	lo = math.Max(floor, math.Min(lo, size*(recaptures+1)/(mhi+1)))
+	hi = math.Max(hi, size*(recaptures+1)/(mlo+1))
+	z := distuv.UnitNormal.Quantile(1 - alpha)
+	lo = math.Max(floor, math.Min(lo, size*math.Exp(-z*math.Sqrt(relVar))))
+	hi = math.Max(hi, size*math.Exp(z*math.Sqrt(relVar)))
+	lo, hi = math.Min(lo, size), math.Max(hi, size)
+	if raw < floor {
+		// the estimate fell below a bound the data prove (the downloaded
+		// documents, a reported total): the model is off by at least that
+		// factor, so the truth may be as far above the bound
+		hi = math.Max(hi, floor*floor/math.Max(raw, 1))
+	}
+	name := EstimatorSchnabel + "/"
+	sep := ""
+	seen := map[totalSource]bool{}
+	for _, r := range rows {
+		seen[src[r.q]] = true
+	}
+	for _, t := range []totalSource{totalReported, totalComplete, totalRank} {
+		if seen[t] {
+			name += sep + totalNames[t]
+			sep = "+"
+		}
+	}
+	fn := float64(n)
+	return CoverageEstimate{
+		Docs: n, Size: size, SizeLow: lo, SizeHigh: hi,
+		Coverage: fn / size, Low: fn / hi, High: fn / lo,
+		Estimator: name, Queries: used, Strata: ns,
+	}
+}
+
+// poissonInterval is the exact (Garwood) interval of a Poisson mean at the
+// given level after observing m events (m rounded to an integer).
+func poissonInterval(m, level float64) (lo, hi float64) {
+	m = math.Round(m)
+	a := (1 - level) / 2
+	if m > 0 {
+		lo = distuv.ChiSquared{K: 2 * m}.Quantile(a) / 2
+	}
+	hi = distuv.ChiSquared{K: 2*m + 2}.Quantile(1-a) / 2
+	return lo, hi
+}
+
+// lengthCuts returns the ascending stratum boundaries (a document of length
+// l is in stratum SearchInts(cuts, l+1)) of at most n strata, quantiles of
+// lens.
+func lengthCuts(lens []int, n int) []int {
+	if n <= 1 || len(lens) == 0 {
+		return nil
+	}
+	sorted := append([]int(nil), lens...)
+	sort.Ints(sorted)
+	var cuts []int
+	for j := 1; j < n; j++ {
+		c := sorted[j*len(sorted)/n]
+		if c > sorted[0] && (len(cuts) == 0 || c > cuts[len(cuts)-1]) {
+			cuts = append(cuts, c)
+		}
+	}
+	return cuts
+}
+
+// quantileSorted is the p-quantile of sorted xs (linear interpolation).
+func quantileSorted(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	x := p * float64(len(xs)-1)
+	i := int(x)
+	if i >= len(xs)-1 {
+		return xs[len(xs)-1]
+	}
+	f := x - float64(i)
+	return xs[i]*(1-f) + xs[i+1]*f
+}
