@@ -86,13 +86,15 @@ func decide(qs []store.ProbeQuery, judged bool, minOnTopic float64) (string, []s
 		on += q.OnTopic
 	}
 	on /= float64(len(responding))
+	// The records are judged without the words of the query that listed
+	// them, so what decides is the rest of what they say; then one term of
+	// a narrow database (a repository of cars asked for airports) is
+	// enough.
 	switch {
-	case frac >= 0.5 && on >= minOnTopic:
-		return store.ProbeTopicDatabase, append(ev, fmt.Sprintf("the records they list are about the topic (p=%.2f ≥ %.2f)", on, minOnTopic))
-	case frac >= 0.5:
-		return store.ProbeSiteSearch, append(ev, fmt.Sprintf("but the records they list are not about the topic (p=%.2f < %.2f)", on, minOnTopic))
+	case on >= minOnTopic:
+		return store.ProbeTopicDatabase, append(ev, fmt.Sprintf("the records they list are about the topic beyond the words asked (p=%.2f ≥ %.2f)", on, minOnTopic))
 	default:
-		return store.ProbeSiteSearch, append(ev, "fewer than half of the topic's terms find records")
+		return store.ProbeSiteSearch, append(ev, fmt.Sprintf("but the records they list are not about the topic beyond the words asked (p=%.2f < %.2f)", on, minOnTopic))
 	}
 }
 

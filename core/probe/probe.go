@@ -251,7 +251,7 @@ func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQ
 			b.WriteString(r.Text)
 			b.WriteByte(' ')
 		}
-		_, q.OnTopic = topic.Relevant(b.String())
+		_, q.OnTopic = topic.Relevant(withoutQuery(b.String(), q.Query))
 	}
 	if !w.Known() && res.Learned && res.Score >= 2.5 {
 		w = res.Wrapper
@@ -299,4 +299,32 @@ func signature(recs []records.Record) string {
 		h.Write([]byte{0})
 	}
 	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// wordRE matches the words of a text.
+var wordRE = regexp.MustCompile(`[\p{L}\p{N}]+`)
+
+// withoutQuery removes from text the words of the query that listed it
+// (and the words they begin: "music" takes "musical"): a search answer
+// holds its query's words by construction, so they say nothing about what
+// the database is about; the rest of the records' words do.
+func withoutQuery(text, query string) string {
+	var qs []string
+	for _, w := range wordRE.FindAllString(strings.ToLower(query), -1) {
+		if len([]rune(w)) >= 3 {
+			qs = append(qs, w)
+		}
+	}
+	if len(qs) == 0 {
+		return text
+	}
+	return wordRE.ReplaceAllStringFunc(text, func(w string) string {
+		lw := strings.ToLower(w)
+		for _, q := range qs {
+			if strings.HasPrefix(lw, q) {
+				return ""
+			}
+		}
+		return w
+	})
 }

@@ -157,7 +157,7 @@ func TestProbe(t *testing.T) {
 	}{
 		{"movie database", movies, "/search", movieWords, store.ProbeTopicDatabase, "about the topic"},
 		{"movie database, no topic judge", movies, "/search", nil, store.ProbeTopicDatabase, "topic's terms find records"},
-		{"cooking site search", recipes, "/search", movieWords, store.ProbeSiteSearch, "fewer than half"},
+		{"cooking site search", recipes, "/search", movieWords, store.ProbeSiteSearch, "not about the topic"},
 		{"answer ignores the query", movies, "/static", movieWords, store.ProbeNotDatabase, "does not change"},
 		{"login wall", movies, "/members", movieWords, store.ProbeNotDatabase, "login page"},
 	}
@@ -253,5 +253,19 @@ func TestNew(t *testing.T) {
 	a, b := Nonsense("http://a.example/search"), Nonsense("http://b.example/search")
 	if a == b || a != Nonsense("http://a.example/search") || len(a) != 9 {
 		t.Errorf("Nonsense: %q %q", a, b)
+	}
+}
+
+func TestWithoutQuery(t *testing.T) {
+	tests := []struct{ text, query, want string }{
+		{"Musical film: a music drama", "music", " film: a  drama"},
+		{"Used cars for sale", "car", "Used  for sale"},
+		{"Law of the sea", "of", "Law of the sea"}, // words shorter than 3 letters stay
+		{"Box office hit", "box office", "  hit"},
+	}
+	for _, tt := range tests {
+		if got := withoutQuery(tt.text, tt.query); got != tt.want {
+			t.Errorf("withoutQuery(%q, %q) = %q, want %q", tt.text, tt.query, got, tt.want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -178,67 +179,76 @@ func TestLabSurface(t *testing.T) {
 		total                            string
 	}
 	var rows []row
-	for _, site := range l.Truth.Sites {
-		for _, sf := range site.SearchForms {
-			if sf.Backend == "" || site.Backends[sf.Backend] < 10 {
-				continue // cgit's index filters its two repositories: nothing to harvest
+	var mu sync.Mutex
+	// the applications are harvested in parallel (each its own form,
+	// directory and fetcher), a group so that the table waits for them all
+	t.Run("apps", func(t *testing.T) {
+		for _, site := range l.Truth.Sites {
+			for _, sf := range site.SearchForms {
+				if sf.Backend == "" || site.Backends[sf.Backend] < 10 {
+					continue // cgit's index filters its two repositories: nothing to harvest
+				}
+				t.Run(sf.Backend, func(t *testing.T) {
+					t.Parallel()
+					ctx := context.Background()
+					dir := t.TempDir()
+					db, err := store.Open(dir, store.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					fo := labFetch(l)
+					fr, err := fetch.New(fo)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer fr.Close()
+					f := recordLabForm(t, ctx, db, fr, h, sf.Example, sf.Action)
+					db.Close()
+					start := time.Now()
+					sum, err := Surface(ctx, SurfaceOptions{Form: f.ID, Dir: dir, Policy: "adaptive", Budget: 200, StopAfter: 20, Fetch: &fo, Progress: labProgress})
+					if err != nil {
+						t.Fatalf("surface: %v", err)
+					}
+					db, err = store.Open(dir, store.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer db.Close()
+					got := harvested(t, db, sum.Source)
+					truth := l.Truth.Records[sf.Backend]
+					n := 0
+					byQuery := make([]int, sum.Queries+2)
+					for _, r := range truth {
+						if q, ok := got[truthKey(l.URL(site.Host, r.Path))]; ok {
+							n++
+							byQuery[min(q, sum.Queries+1)]++
+						}
+					}
+					cov := float64(n) / float64(len(truth))
+					q80, cum := 0, 0
+					for q, c := range byQuery {
+						cum += c
+						if 5*cum >= 4*len(truth) {
+							q80 = q
+							break
+						}
+					}
+					t.Logf("%s %s: %d queries, %d requests, %d records stored, %d of %d true records (%.1f%%) in %s; form %+v",
+						site.App, sf.Backend, sum.Queries, sum.Requests, sum.Docs, n, len(truth), 100*cov, time.Since(start).Round(time.Second), sum.Form)
+					if sum.Queries > 200 {
+						t.Errorf("%d queries, budget 200", sum.Queries)
+					}
+					if cov < 0.8 {
+						t.Errorf("coverage %.1f%% < 80%%", 100*cov)
+					}
+					mu.Lock()
+					rows = append(rows, row{app: site.App, backend: sf.Backend, records: len(truth), queries: sum.Queries, got: n, docs: sum.Docs, requests: sum.Requests, q80: q80, total: totalText(sum)})
+					mu.Unlock()
+				})
 			}
-			t.Run(sf.Backend, func(t *testing.T) {
-				ctx := context.Background()
-				dir := t.TempDir()
-				db, err := store.Open(dir, store.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				fo := labFetch(l)
-				fr, err := fetch.New(fo)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer fr.Close()
-				f := recordLabForm(t, ctx, db, fr, h, sf.Example, sf.Action)
-				db.Close()
-				start := time.Now()
-				sum, err := Surface(ctx, SurfaceOptions{Form: f.ID, Dir: dir, Policy: "adaptive", Budget: 200, StopAfter: 20, Fetch: &fo, Progress: labProgress})
-				if err != nil {
-					t.Fatalf("surface: %v", err)
-				}
-				db, err = store.Open(dir, store.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer db.Close()
-				got := harvested(t, db, sum.Source)
-				truth := l.Truth.Records[sf.Backend]
-				n := 0
-				byQuery := make([]int, sum.Queries+2)
-				for _, r := range truth {
-					if q, ok := got[truthKey(l.URL(site.Host, r.Path))]; ok {
-						n++
-						byQuery[min(q, sum.Queries+1)]++
-					}
-				}
-				cov := float64(n) / float64(len(truth))
-				q80, cum := 0, 0
-				for q, c := range byQuery {
-					cum += c
-					if 5*cum >= 4*len(truth) {
-						q80 = q
-						break
-					}
-				}
-				t.Logf("%s %s: %d queries, %d requests, %d records stored, %d of %d true records (%.1f%%) in %s; form %+v",
-					site.App, sf.Backend, sum.Queries, sum.Requests, sum.Docs, n, len(truth), 100*cov, time.Since(start).Round(time.Second), sum.Form)
-				if sum.Queries > 200 {
-					t.Errorf("%d queries, budget 200", sum.Queries)
-				}
-				if cov < 0.8 {
-					t.Errorf("coverage %.1f%% < 80%%", 100*cov)
-				}
-				rows = append(rows, row{app: site.App, backend: sf.Backend, records: len(truth), queries: sum.Queries, got: n, docs: sum.Docs, requests: sum.Requests, q80: q80, total: totalText(sum)})
-			})
 		}
-	}
+	})
+	sort.Slice(rows, func(i, j int) bool { return rows[i].app+rows[i].backend < rows[j].app+rows[j].backend })
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| application | database | records | queries | requests | downloaded | coverage | queries to 80 %% | stored | empty query |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
