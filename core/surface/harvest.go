@@ -227,6 +227,11 @@ type Options struct {
 	// StopAfter ends the harvest once this many consecutive queries
 	// downloaded nothing new (0: never): the database looks exhausted.
 	StopAfter int
+	// StalePages stops reading a query's result pages after this many pages
+	// in a row that list only records already downloaded, when the answer
+	// states its total (0: read them all). The query's match count is then
+	// the stated total; its answer counts as cut (not a full match set).
+	StalePages int
 	// EstimateEvery is the spacing, in queries, of the coverage estimate
 	// checkpoints whose estimate is logged and journaled (default
 	// DefaultEstimateEvery, thinned past 500 queries); the last query of the
@@ -393,6 +398,7 @@ func (st *State) issue(ctx context.Context, s Searcher, prop Proposal, opt Optio
 	next := false
 	var qerr error
 	seen := map[string]bool{}
+	stale := 0
 	for page := 1; opt.MaxPages <= 0 || page <= opt.MaxPages; page++ {
 		pg, err := s.Search(ctx, prop.Query, page)
 		if err != nil {
@@ -403,7 +409,7 @@ func (st *State) issue(ctx context.Context, s Searcher, prop Proposal, opt Optio
 		if pg.Total >= 0 {
 			total = pg.Total
 		}
-		added := 0
+		added, known := 0, 0
 		for _, d := range pg.Docs {
 			k := d.Key()
 			if seen[k] {
@@ -412,10 +418,19 @@ func (st *State) issue(ctx context.Context, s Searcher, prop Proposal, opt Optio
 			seen[k] = true
 			docs = append(docs, d)
 			added++
+			if st.Has(k) {
+				known++
+			}
 		}
 		next = pg.Next
 		if !pg.Next || added == 0 {
 			break
+		}
+		if stale++; known < added {
+			stale = 0
+		}
+		if opt.StalePages > 0 && stale >= opt.StalePages && total >= 0 {
+			break // next stays set: the answer is cut
 		}
 	}
 	if qerr != nil && pages == 0 {

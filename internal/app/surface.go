@@ -176,10 +176,18 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	if source == "" {
 		source = src.name
 	}
+	// A form's result pages are a site's web pages, slow and often deep
+	// (a MediaWiki search pages by 20): a query whose pages only list
+	// records already downloaded stops after 3 of them when the site
+	// states its total.
+	stale := 0
+	if src.form != nil {
+		stale = 3
+	}
 	prog := &surfaceProgress{w: opt.Progress, on: opt.OnProgress}
 	st, herr := surface.Harvest(ctx, src.searcher, policy, surface.Options{
 		Source: source, Budget: opt.Budget, CostBudget: opt.CostBudget, Cost: sel.Cost,
-		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms, StopAfter: opt.StopAfter,
+		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms, StopAfter: opt.StopAfter, StalePages: stale,
 		Journal: &surface.StoreJournal{DB: db, Source: source}, NoProbe: opt.NoProbe,
 		Progress: prog.report,
 	})
