@@ -173,7 +173,7 @@ func TestLabSurface(t *testing.T) {
 		t.Fatal(err)
 	}
 	type row struct {
-		app, backend                     string
+		app, backend, form               string
 		records, queries, got, docs, q80 int
 		requests                         int64
 		total                            string
@@ -205,7 +205,7 @@ func TestLabSurface(t *testing.T) {
 					f := recordLabForm(t, ctx, db, fr, h, sf.Example, sf.Action)
 					db.Close()
 					start := time.Now()
-					sum, err := Surface(ctx, SurfaceOptions{Form: f.ID, Dir: dir, Policy: "adaptive", Budget: 200, StopAfter: 20, Fetch: &fo, Progress: labProgress})
+					sum, err := Surface(ctx, SurfaceOptions{Form: f.ID, Dir: dir, Policy: "adaptive", Budget: 200, StopAfter: 10, Fetch: &fo, Progress: labProgress})
 					if err != nil {
 						t.Fatalf("surface: %v", err)
 					}
@@ -242,7 +242,7 @@ func TestLabSurface(t *testing.T) {
 						t.Errorf("coverage %.1f%% < 80%%", 100*cov)
 					}
 					mu.Lock()
-					rows = append(rows, row{app: site.App, backend: sf.Backend, records: len(truth), queries: sum.Queries, got: n, docs: sum.Docs, requests: sum.Requests, q80: q80, total: totalText(sum)})
+					rows = append(rows, row{app: site.App, backend: sf.Backend, form: sf.Method + " " + strings.TrimPrefix(sf.Action, l.URL(site.Host, "")), records: len(truth), queries: sum.Queries, got: n, docs: sum.Docs, requests: sum.Requests, q80: q80, total: totalText(sum)})
 					mu.Unlock()
 				})
 			}
@@ -250,9 +250,9 @@ func TestLabSurface(t *testing.T) {
 	})
 	sort.Slice(rows, func(i, j int) bool { return rows[i].app+rows[i].backend < rows[j].app+rows[j].backend })
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| application | database | records | queries | requests | downloaded | coverage | queries to 80 %% | stored | empty query |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n| application | form | database | records | queries | requests | downloaded | coverage | queries to 80 %% | stored | empty query |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %.1f %% | %d | %d | %s |\n", r.app, r.backend, r.records, r.queries, r.requests, r.got,
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %.1f %% | %d | %d | %s |\n", r.app, r.form, r.backend, r.records, r.queries, r.requests, r.got,
 			100*float64(r.got)/float64(r.records), r.q80, r.docs, r.total)
 	}
 	t.Log(b.String())
