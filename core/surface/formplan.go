@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/text"
@@ -479,8 +480,8 @@ func sampleValues(vs []string, n int) []string {
 	return out
 }
 
-// seedList is the seeds, the texts of the form's options and the most
-// frequent words of its page.
+// seedList is the seeds, the most frequent words of the form's page and
+// the texts of its options that are not numbers.
 func (p *FormPolicy) seedList(ctx context.Context) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -495,6 +496,15 @@ func (p *FormPolicy) seedList(ctx context.Context) []string {
 	for _, s := range p.opt.Seeds {
 		add(s)
 	}
+	// the page's words before the options' texts: a page says what its
+	// records are about, while an option is often a number (a year, a
+	// price) that a keyword box matches in no record's text
+	// a few of each: while nothing is found, the inner policy's frequent
+	// generic words follow them
+	for _, w := range topWords(p.s.PageText(ctx), 3) {
+		add(w)
+	}
+	opts := 0
 	f := p.s.Form()
 	for i, fl := range f.Fields {
 		if i == p.s.Box() || fl.Tag != "select" {
@@ -502,13 +512,11 @@ func (p *FormPolicy) seedList(ctx context.Context) []string {
 		}
 		def := selectDefault(fl)
 		for _, o := range fl.Options {
-			if o.Value != def && o.Text != "" && !text.IsStop(strings.ToLower(o.Text)) {
+			if o.Value != def && o.Text != "" && !text.IsStop(strings.ToLower(o.Text)) && !numeric(o.Text) && opts < 3 {
 				add(o.Text)
+				opts++
 			}
 		}
-	}
-	for _, w := range topWords(p.s.PageText(ctx), 10) {
-		add(w)
 	}
 	return out
 }
@@ -592,4 +600,9 @@ func (p *FormPolicy) Report() FormReport {
 		}
 	}
 	return r
+}
+
+// numeric reports whether s holds no letter (a year, a price, a range).
+func numeric(s string) bool {
+	return strings.IndexFunc(s, unicode.IsLetter) < 0
 }
