@@ -242,7 +242,7 @@ func TestLabSurface(t *testing.T) {
 						t.Errorf("coverage %.1f%% < 80%%", 100*cov)
 					}
 					mu.Lock()
-					rows = append(rows, row{app: site.App, backend: sf.Backend, form: sf.Method + " " + strings.TrimPrefix(sf.Action, l.URL(site.Host, "")), records: len(truth), queries: sum.Queries, got: n, docs: sum.Docs, requests: sum.Requests, q80: q80, total: totalText(sum)})
+					rows = append(rows, row{app: site.App, backend: sf.Backend, form: sf.Method + " /" + strings.TrimPrefix(sf.Action, l.URL(site.Host, "/")), records: len(truth), queries: sum.Queries, got: n, docs: sum.Docs, requests: sum.Requests, q80: q80, total: totalText(sum)})
 					mu.Unlock()
 				})
 			}
