@@ -166,5 +166,20 @@ return dw.domain{
   -- they list to its in-site frontier, at depth 1.
   sitemaps = { enabled = true, max_files = 5, max_urls = 500 },
 
+  -- Post-query probing (off while queries = 0). A searchable form whose
+  -- domain the classifiers cannot tell from its own text (a bare "Search"
+  -- box) is asked queries - 1 of the keywords above, in order, and one
+  -- nonsense term; from how the answers differ (records listed, the total
+  -- shown, "no results" pages, redirects to a login page, whether the
+  -- records read like the topic) it is judged a database of the topic, a
+  -- generic site search or not a database; `dwcrawl forms` shows the
+  -- decision and its evidence. Only forms classified searchable are ever
+  -- submitted (never login, registration, order or contact forms), through
+  -- the crawl's fetcher (robots.txt and the delay above apply). budget
+  -- bounds the probe queries of the whole crawl; the crawl summary counts
+  -- them. `dwcrawl classify --probe --profile domains/auto.lua URL` probes
+  -- the forms of one page.
+  probe = { queries = 0, budget = 200 },
+
   strategy = "smartcrawler", -- or scdi, ache, bestfirst (--strategy overrides)
 }

@@ -41,13 +41,21 @@ type FormRow struct {
 	Reasons      []string    `json:"reasons,omitempty"`
 	FoundAt      time.Time   `json:"found_at"`
 	PagesFetched int         `json:"pages_fetched"`
+	// ProbeDecision is what post-query probing decided the form fronts
+	// (store.ProbeTopicDatabase, ProbeSiteSearch, ProbeNotDatabase), ""
+	// when it was not probed; Probe has the queries and the evidence.
+	ProbeDecision string       `json:"probe_decision,omitempty"`
+	Probe         *store.Probe `json:"probe,omitempty"`
 }
 
 // ExportForm turns a stored form into its exported row.
 func ExportForm(f store.Form) FormRow {
 	o := FormRow{ID: f.ID, Site: f.Site, PageURL: f.PageURL, Depth: f.Depth, Index: f.Index, Kind: f.Kind, Relevant: f.Relevant,
 		Searchable: f.Searchable, DomainScore: f.DomainScore, Method: f.Method, Action: f.Action, FoundAt: f.FoundAt,
-		PagesFetched: f.PagesFetched, Fields: []FormField{}, Reasons: f.Reasons}
+		PagesFetched: f.PagesFetched, Fields: []FormField{}, Reasons: f.Reasons, Probe: f.Probe}
+	if f.Probe != nil {
+		o.ProbeDecision = f.Probe.Decision
+	}
 	var fields []page.Field
 	if len(f.Fields) > 0 && json.Unmarshal(f.Fields, &fields) == nil {
 		for _, pf := range fields {
@@ -128,7 +136,7 @@ func WriteFormsJSONL(w io.Writer, forms []FormRow) error {
 
 // FormsCSVHeader is the header row of WriteFormsCSV.
 var FormsCSVHeader = []string{"id", "site", "page_url", "depth", "index", "kind", "relevant", "searchable", "domain_score",
-	"method", "action", "fields", "found_at", "pages_fetched"}
+	"method", "action", "fields", "found_at", "pages_fetched", "probe"}
 
 // WriteFormsCSV writes the forms as CSV with FormsCSVHeader, the fields
 // summarised by FieldSummary.
@@ -138,7 +146,7 @@ func WriteFormsCSV(w io.Writer, forms []FormRow) error {
 	for _, f := range forms {
 		cw.Write([]string{f.ID, f.Site, f.PageURL, strconv.Itoa(f.Depth), strconv.Itoa(f.Index), f.Kind, strconv.FormatBool(f.Relevant),
 			fmt.Sprintf("%.3f", f.Searchable), fmt.Sprintf("%.3f", f.DomainScore), f.Method, f.Action, FieldSummary(f.Fields),
-			f.FoundAt.UTC().Format(time.RFC3339), strconv.Itoa(f.PagesFetched)})
+			f.FoundAt.UTC().Format(time.RFC3339), strconv.Itoa(f.PagesFetched), f.ProbeDecision})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -206,6 +206,58 @@ type Form struct {
 
 	// Reasons are the form classifier's tests and rules behind the verdict.
 	Reasons []string `json:"reasons,omitempty"`
+
+	// Probe is the outcome of post-query probing, nil when the form was not
+	// probed.
+	Probe *Probe `json:"probe,omitempty"`
+}
+
+// Probe decisions: what a searchable form fronts, judged from its answers
+// to probe queries.
+const (
+	ProbeTopicDatabase = "topic-database" // a database of the crawl's topic
+	ProbeSiteSearch    = "site-search"    // a search, not of the topic (a generic site search)
+	ProbeNotDatabase   = "not-database"   // its answers do not depend on the query
+)
+
+// Probe is what post-query probing found out about a searchable form: the
+// queries submitted, what each answer showed, the decision and the evidence
+// behind it.
+type Probe struct {
+	Decision string       `json:"decision"`
+	Evidence []string     `json:"evidence,omitempty"`
+	Queries  []ProbeQuery `json:"queries"`
+	At       time.Time    `json:"at,omitzero"`
+}
+
+// ProbeQuery is one probe query and its answer.
+type ProbeQuery struct {
+	Query string `json:"query"`
+	// Kind is "topic" (a term of the profile) or "nonsense".
+	Kind string `json:"kind"`
+	// URL is the request (the form's action, with the query for GET);
+	// Final the answer's URL after redirects.
+	URL    string `json:"url"`
+	Final  string `json:"final,omitempty"`
+	Status int    `json:"status,omitempty"`
+	// Records is the number of records the result page lists, Total the
+	// number it states (-1 none).
+	Records int `json:"records"`
+	Total   int `json:"total"`
+	// NoResults is the page's phrase saying nothing matched.
+	NoResults string `json:"no_results,omitempty"`
+	// Size is the answer's length in bytes.
+	Size int `json:"size"`
+	// Signature identifies the records listed ("" when none).
+	Signature string `json:"signature,omitempty"`
+	// OnTopic is the topic classifier's probability that the records'
+	// text is about the crawl's topic (0 without records).
+	OnTopic float64 `json:"on_topic,omitempty"`
+	// Login is set when the answer is a login page (a redirect to one, or
+	// a page whose only form asks for a password).
+	Login bool `json:"login,omitempty"`
+	// Error is why the query got no answer.
+	Error string `json:"error,omitempty"`
 }
 
 // FormID is the stable identifier of the index-th form of pageURL: 16 hex

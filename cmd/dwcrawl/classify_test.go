@@ -1,14 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/dwcrawl/dwcrawl/internal/app"
 )
 
 const classifyPage = `<html><head><title>Cars</title></head><body>
@@ -60,5 +65,70 @@ func TestClassify(t *testing.T) {
 	}
 	if _, err = runFormsCmd(t, "classify", "--domain", "nope", file); err == nil {
 		t.Error("unknown domain accepted")
+	}
+}
+
+// TestClassifyProbe runs classify --probe on a loopback page with a search
+// form over a small car database and a login form: the search form is
+// submitted the profile's terms and a nonsense term and judged, the login
+// form never receives a request.
+func TestClassifyProbe(t *testing.T) {
+	var mu sync.Mutex
+	var hits []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits = append(hits, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/search":
+			q := r.FormValue("q")
+			if strings.HasPrefix(q, "q") && len(q) == 9 {
+				w.Write([]byte(`<html><body><p>No results found.</p></body></html>`))
+				return
+			}
+			var b strings.Builder
+			b.WriteString(`<html><body><h1>Results</h1><ul class="results">`)
+			for i, car := range []string{"Toyota Camry", "Ford Focus", "Honda Civic", "Mazda 3"} {
+				fmt.Fprintf(&b, `<li class="car"><a href="/car/%d">Used %s</a><p>%s for sale by a dealer, 42,000 miles, automatic, one owner, price $9,500</p></li>`, i, car, car)
+			}
+			b.WriteString(`</ul></body></html>`)
+			w.Write([]byte(b.String()))
+		default:
+			w.Write([]byte(classifyPage))
+		}
+	}))
+	defer srv.Close()
+	out, err := runFormsCmd(t, "classify", "--probe", "--profile", "../../domains/auto.lua", "--queries", "3", "--allow-private", "--json", srv.URL+"/")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var res struct {
+		Forms []app.ProbedForm `json:"forms"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(res.Forms) != 2 || res.Forms[0].Probe == nil || res.Forms[1].Probe != nil || res.Forms[1].NotProbed == "" {
+		t.Fatalf("forms %+v", res.Forms)
+	}
+	if p := res.Forms[0].Probe; len(p.Queries) != 3 || p.Queries[0].Kind != "nonsense" || p.Decision == "" || p.Queries[1].Records != 4 {
+		t.Errorf("probe %+v", p)
+	}
+	mu.Lock()
+	for _, h := range hits {
+		if strings.Contains(h, "/login") {
+			t.Errorf("the login form was submitted: %v", hits)
+		}
+	}
+	mu.Unlock()
+	var ee errExit
+	for _, args := range [][]string{
+		{"classify", "--queries", "3", srv.URL + "/"},
+		{"classify", "--probe", "--allow-private", srv.URL + "/"},
+		{"classify", "--probe", "--profile", "../../domains/auto.lua", "--queries", "1", srv.URL + "/"},
+	} {
+		if _, err := runFormsCmd(t, args...); !asFormsExit(err, &ee) || ee.code != 2 {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
 	}
 }

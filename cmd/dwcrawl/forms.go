@@ -20,8 +20,10 @@ func init() {
 		UsageText: "dwcrawl forms --dir D | --nats URL --crawl NAME [--format table|jsonl|csv] [--relevant]",
 		Description: "Prints every searchable form recorded in a crawl directory, in the order the crawl found them:\n" +
 			"its site, page URL, depth in the site, kind, whether the crawler judged it relevant to the profile's\n" +
-			"domain, the searchable-form probability and domain score of the form classifier, its fields, and\n" +
-			"when it was found (wall time, and the number of pages fetched by then). With --nats URL --crawl NAME\n" +
+			"domain, the searchable-form probability and domain score of the form classifier, the decision of\n" +
+			"post-query probing (topic-database, site-search, not-database; - when not probed; jsonl adds the\n" +
+			"probe queries and the evidence), its fields, and when it was found (wall time, and the number of\n" +
+			"pages fetched by then). With --nats URL --crawl NAME\n" +
 			"it reads the forms a cluster crawl recorded from the cluster's forms stream (each form once, by id).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "crawl `DIR` (as given to dwcrawl run --dir)"},
@@ -91,15 +93,19 @@ func writeFormsTable(w io.Writer, forms []report.FormRow) error {
 	}
 	relevant := 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "page#\tsite\tdepth\tkind\trelevant\tsearchable\tdomain\tfields\tpage URL\tfound at")
+	fmt.Fprintln(tw, "page#\tsite\tdepth\tkind\trelevant\tsearchable\tdomain\tprobe\tfields\tpage URL\tfound at")
 	for _, f := range forms {
 		rel := "no"
 		if f.Relevant {
 			rel = "yes"
 			relevant++
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%s\n", f.PagesFetched, f.Site, f.Depth, f.Kind, rel,
-			f.Searchable, f.DomainScore, report.FieldSummary(f.Fields), f.PageURL, f.FoundAt.Local().Format("2006-01-02 15:04:05"))
+		pr := "-"
+		if f.ProbeDecision != "" {
+			pr = f.ProbeDecision
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\n", f.PagesFetched, f.Site, f.Depth, f.Kind, rel,
+			f.Searchable, f.DomainScore, pr, report.FieldSummary(f.Fields), f.PageURL, f.FoundAt.Local().Format("2006-01-02 15:04:05"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -35,7 +35,9 @@ func formsFixture(t *testing.T) string {
 				page.Field{Tag: "button", Type: "submit"})},
 		{Site: "http://books.example", PageURL: "http://books.example/", Depth: 0, Index: 1, Kind: "search", Searchable: 0.8, DomainScore: 0.1,
 			Action: "http://books.example/find", Method: "POST", FoundAt: at.Add(time.Minute), PagesFetched: 3,
-			Fields: fields(page.Field{Tag: "input", Type: "text", Name: "title"})},
+			Fields: fields(page.Field{Tag: "input", Type: "text", Name: "title"}),
+			Probe: &store.Probe{Decision: store.ProbeSiteSearch, Evidence: []string{"1 of 2 topic terms list records"},
+				Queries: []store.ProbeQuery{{Query: "qzxv", Kind: "nonsense", Total: 0}, {Query: "car", Kind: "topic", Records: 3, Total: 3}}}},
 		{Site: "http://cars.example", PageURL: "http://cars.example/", Depth: 0, Index: 0, Kind: "search", Searchable: 0.9, DomainScore: 0.7,
 			Relevant: true, FoundAt: at.Add(2 * time.Minute), PagesFetched: 40, Fields: fields(page.Field{Tag: "input", Type: "search", Name: "q"})},
 	}
@@ -58,6 +60,9 @@ func TestFormsCommand(t *testing.T) {
 			lines := strings.Split(strings.TrimSpace(out), "\n")
 			if len(lines) != 5 || !strings.HasPrefix(lines[0], "page#") || !strings.HasPrefix(lines[1], "3 ") {
 				t.Errorf("table, in found order:\n%s", out)
+			}
+			if !strings.Contains(lines[0], "probe") || !strings.Contains(lines[1], "site-search") || !strings.Contains(lines[2], " - ") {
+				t.Errorf("table: no probe column with the decision (and - for forms not probed):\n%s", out)
 			}
 			for _, want := range []string{"make:select-one zip:text", "http://cars.example/search", "0.97", "3 searchable forms, 2 relevant"} {
 				if !strings.Contains(out, want) {
@@ -84,6 +89,16 @@ func TestFormsCommand(t *testing.T) {
 				!f.FoundAt.Equal(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)) || f.PagesFetched != 12 || f.ID == "" {
 				t.Errorf("jsonl form %+v", f)
 			}
+			if f.ProbeDecision != "" || f.Probe != nil {
+				t.Errorf("jsonl: a form not probed has probe %q %+v", f.ProbeDecision, f.Probe)
+			}
+			var g report.FormRow
+			if err := json.Unmarshal([]byte(lines[0]), &g); err != nil {
+				t.Fatal(err)
+			}
+			if g.ProbeDecision != "site-search" || g.Probe == nil || len(g.Probe.Queries) != 2 || g.Probe.Queries[1].Records != 3 || len(g.Probe.Evidence) != 1 {
+				t.Errorf("jsonl: probed form %+v probe %+v", g, g.Probe)
+			}
 		}},
 		{"csv", []string{"--format", "csv"}, func(t *testing.T, out string) {
 			rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
@@ -93,8 +108,11 @@ func TestFormsCommand(t *testing.T) {
 			if len(rows) != 4 || strings.Join(rows[0], ",") != strings.Join(report.FormsCSVHeader, ",") {
 				t.Fatalf("csv:\n%s", out)
 			}
-			if r := rows[2]; r[1] != "http://cars.example" || r[3] != "1" || r[6] != "true" || r[11] != "make:select-one zip:text" || r[12] != "2025-03-01T12:00:00Z" {
+			if r := rows[2]; r[1] != "http://cars.example" || r[3] != "1" || r[6] != "true" || r[11] != "make:select-one zip:text" || r[12] != "2025-03-01T12:00:00Z" || r[14] != "" {
 				t.Errorf("csv row %v", r)
+			}
+			if r := rows[1]; r[14] != "site-search" {
+				t.Errorf("csv row of the probed form: probe %q", r[14])
 			}
 		}},
 	}

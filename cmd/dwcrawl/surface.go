@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/internal/app"
 )
@@ -21,8 +22,11 @@ func init() {
 			"correction), generic takes the most frequent words of a generic word list, random takes words of\n" +
 			"the list at random. --interface is a Lua keyword plugin (bundled: keyword/simweb, keyword/dblp,\n" +
 			"keyword/openlibrary, keyword/htmlform; variables after '?') or the http(s) URL of a hiddendb/simweb\n" +
-			"JSON search API; --form drives a searchable form the crawl in DIR discovered, through\n" +
-			"keyword/htmlform. Every query is journaled in DIR: run the same command again (with a larger\n" +
+			"JSON search API; --form drives a searchable form the crawl in DIR discovered: it fills the form's\n" +
+			"query box (seeded with --profile's keywords, the form's own options and the words of its page),\n" +
+			"tests which of its selects and radio buttons change the results and enumerates those, reads the\n" +
+			"records of each result page from their repeated structure and follows the site's own next-page\n" +
+			"link or button. Every query is journaled in DIR: run the same command again (with a larger\n" +
 			"--budget, which counts all the queries of the source) to continue. `dwcrawl docs --dir DIR`\n" +
 			"exports the records. The coverage estimate (records downloaded / estimated database size) comes\n" +
 			"with a 90% interval and the estimator's name (stratified Schnabel capture–recapture over the\n" +
@@ -42,10 +46,14 @@ func init() {
 			&cli.StringFlag{Name: "wordlist", Usage: "word list `FILE` of generic/random and of the first queries (default: bundled SUBTLEX-US list)"},
 			&cli.IntFlag{Name: "k", Usage: "result limit of the interface (default: declared by the plugin or inferred)"},
 			&cli.IntFlag{Name: "max-pages", Usage: "result pages read per query (0 = all)"},
+			&cli.IntFlag{Name: "stop-after", Usage: "stop after `N` consecutive queries that download nothing new (0 = run to the budget)"},
 			&cli.IntFlag{Name: "max-requests", Usage: "most search requests the plugin may send, retries included (0 = unlimited)"},
 			&cli.BoolFlag{Name: "keep-stopwords", Usage: "issue stop words too (default: as the plugin declares; hiddendb ignores them)"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the random policy"},
 			&cli.StringSliceFlag{Name: "plugins", Usage: "user plugin `DIR` searched before the bundled plugins (repeatable)"},
+			&cli.StringFlag{Name: "profile", Usage: "with --form: domain profile `FILE` whose keywords are the first queries"},
+			&cli.BoolFlag{Name: "details", Usage: "with --form: fetch each new record's own page (one request per record)"},
+			&cli.BoolFlag{Name: "browse", Usage: "with --form: read every result page of the empty query when the site lists records for it"},
 			&cli.BoolFlag{Name: "no-probe", Usage: "no size probes (queries spent on the coverage estimate when the interface hides its totals)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on stderr"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
@@ -69,7 +77,14 @@ func runSurface(c *cli.Context) error {
 		Select: sel, Words: words, First: c.String("first"), K: c.Int("k"),
 		MaxPages: c.Int("max-pages"), MaxRequests: c.Int("max-requests"), KeepStopWords: c.Bool("keep-stopwords"),
 		Seed: c.Int64("seed"), PluginDirs: c.StringSlice("plugins"), Net: netOptions(c), WARC: c.String("warc"),
-		NoProbe: c.Bool("no-probe"),
+		NoProbe: c.Bool("no-probe"), StopAfter: c.Int("stop-after"), Details: c.Bool("details"), Browse: c.Bool("browse"),
+	}
+	if f := c.String("profile"); f != "" {
+		p, err := profile.Load(c.Context, f)
+		if err != nil {
+			return errExit{2, err}
+		}
+		opt.Seeds = p.Keywords
 	}
 	if !c.Bool("quiet") {
 		opt.Progress = c.App.ErrWriter
@@ -95,6 +110,16 @@ func runSurface(c *cli.Context) error {
 				*sum.EstSize, 100**sum.Coverage, 100*sum.CoverageLevel, 100**sum.CoverageLow, 100**sum.CoverageHigh, sum.Estimator)
 		} else {
 			fmt.Fprintf(c.App.Writer, ", coverage not estimated yet (estimator %s)", sum.Estimator)
+		}
+		if f := sum.Form; f != nil {
+			fmt.Fprintf(c.App.Writer, "\nform: query box %s", f.Box)
+			if f.BoxRequired != nil {
+				fmt.Fprintf(c.App.Writer, " (required: %v)", *f.BoxRequired)
+			}
+			for _, in := range f.Inputs {
+				fmt.Fprintf(c.App.Writer, "; %s %s: %d of %d tested values distinct, informative %v", in.Kind, in.Name, in.Distinct, in.Tested, in.Informative)
+			}
+			fmt.Fprintf(c.App.Writer, "; %d binding queries, %d requests", f.BindingQueries, sum.Requests)
 		}
 		fmt.Fprintf(c.App.Writer, "\nrecords stored in %s; export with: dwcrawl docs --dir %s --source %q\n", sum.Dir, sum.Dir, sum.Source)
 		if sum.WARC != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/core/records"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -112,6 +113,9 @@ type Deps struct {
 	// Prior is the store of an earlier crawl whose deep sites and forms
 	// initialise the rankers (incremental site prioritizing); may be nil.
 	Prior *store.DB
+	// Prober probes the searchable forms whose domain the classifiers
+	// cannot tell (the profile's probe.queries > 0); nil disables probing.
+	Prober FormProber
 	// Cluster mode (see remote.go). Budget, when set, replaces the
 	// engine's own count of Options.Pages; Sink receives every page the
 	// engine records; Dispatcher makes the engine a coordinator that hands
@@ -119,6 +123,20 @@ type Deps struct {
 	Budget     Budget
 	Sink       PageSink
 	Dispatcher Dispatcher
+}
+
+// FormProber submits probe queries to a searchable form and says what it
+// fronts, judging the records it lists with topic (probe.Prober implements
+// it). It must refuse, sending nothing, any form d does not classify
+// searchable.
+type FormProber interface {
+	Probe(ctx context.Context, f *page.Form, d form.Decision, pageURL string, tmpl *records.Template, topic probeTopic) (*store.Probe, error)
+}
+
+// probeTopic judges whether a text is on the crawl's topic: the crawl's
+// page classifier, behind its learning lock.
+type probeTopic = interface {
+	Relevant(text string) (bool, float64)
 }
 
 // Options configure a crawl.
@@ -170,6 +188,8 @@ type Engine struct {
 	turns *turns
 	// coord is set on a coordinator (Deps.Dispatcher).
 	coord *coordination
+	// probing counts the probe queries reserved by probes not yet recorded.
+	probing atomic.Int64
 	// seedPages are the URLs that stand for the seeds (failure records).
 	seedPages map[string]bool
 }

@@ -191,7 +191,7 @@ func checkCounters(t *testing.T, db *store.DB, sn Snapshot) {
 		cPages: sn.Pages, cFailed: sn.Failed, cSites: sn.Sites, cRelSites: sn.RelevantSites, cDeep: sn.DeepSites,
 		cForms: sn.Forms, cSearchable: sn.SearchableForms, cRelevant: sn.RelevantForms,
 		cReverse: sn.ReverseTriggers, cRevQueries: sn.ReverseQueries, cCentre: sn.CentrePages,
-		cFSS: sn.LearnSites, cFSL: sn.LearnForms, cSitemapURLs: sn.SitemapURLs,
+		cFSS: sn.LearnSites, cFSL: sn.LearnForms, cSitemapURLs: sn.SitemapURLs, cProbes: sn.ProbeQueries, cProbed: sn.ProbedForms,
 	}
 	for c, name := range counterNames {
 		if got[counter(c)] != cs[name] {

@@ -32,6 +32,8 @@ const (
 	cFSS                        // adaptive-learning rounds of FSS
 	cFSL                        // adaptive-learning rounds of FSL (ACHE: of its link classifier)
 	cSitemapURLs                // URLs queued from sitemaps
+	cProbes                     // probe queries submitted to searchable forms
+	cProbed                     // searchable forms probed
 	numCounters
 )
 
@@ -52,6 +54,8 @@ var counterNames = [numCounters]string{
 	cFSL:        "crawl.learn.fsl",
 
 	cSitemapURLs: "crawl.sitemap.urls",
+	cProbes:      "crawl.probe.queries",
+	cProbed:      "crawl.probe.forms",
 }
 
 // ctrPages is the store counter of the pages fetched.
@@ -159,6 +163,8 @@ type Snapshot struct {
 	CentrePages     int64         `json:"centre_pages"`
 	LearnSites      int64         `json:"fss_rebuilds"`
 	LearnForms      int64         `json:"fsl_rebuilds"`
+	ProbedForms     int64         `json:"probed_forms"`
+	ProbeQueries    int64         `json:"probe_queries"`
 	FrontierSites   int64         `json:"frontier_sites"`
 	FrontierLinks   int64         `json:"frontier_links"`
 	Elapsed         time.Duration `json:"elapsed_ns"`
@@ -177,7 +183,7 @@ func (s *Stats) Snapshot() Snapshot {
 		Sites: s.get(cSites), RelevantSites: s.get(cRelSites), DeepSites: s.get(cDeep),
 		Forms: s.get(cForms), SearchableForms: s.get(cSearchable), RelevantForms: s.get(cRelevant),
 		ReverseTriggers: s.get(cReverse), ReverseQueries: s.get(cRevQueries), CentrePages: s.get(cCentre),
-		LearnSites: s.get(cFSS), LearnForms: s.get(cFSL),
+		LearnSites: s.get(cFSS), LearnForms: s.get(cFSL), ProbedForms: s.get(cProbed), ProbeQueries: s.get(cProbes),
 		FrontierSites: s.frontierSites.Load(), FrontierLinks: s.frontierLinks.Load(),
 		Failures: s.fails.snapshot(), SitemapURLs: s.get(cSitemapURLs),
 	}
@@ -232,9 +238,11 @@ forms                %d (%d searchable, %d relevant)
 harvest rate         %.4f relevant forms per page
 reverse searches     %d triggers, %d engine queries, %d centre pages
 adaptive learning    %d FSS rebuilds, %d FSL rebuilds
+probing              %d forms, %d probe queries
 elapsed              %s (%.0f pages/s)
 `, sn.Pages, sn.Failed, sn.Replayed, sn.FailureLine(), sn.Sites, sn.RelevantSites, sn.DeepSites,
 		sn.Forms, sn.SearchableForms, sn.RelevantForms, sn.HarvestRate,
 		sn.ReverseTriggers, sn.ReverseQueries, sn.CentrePages, sn.LearnSites, sn.LearnForms,
+		sn.ProbedForms, sn.ProbeQueries,
 		sn.Elapsed.Round(time.Millisecond), sn.PagesPerSecond)
 }

@@ -74,6 +74,11 @@ type visited struct {
 	formDecisions []form.Decision
 	// example is the FSL example staged with the page (Deps.Sink publishes it).
 	example *rank.Features
+	// probes are the probes of the forms, parallel to Forms (nil: none
+	// probed); probeQueries counts their queries, reserved from the probe
+	// budget until the page is recorded.
+	probes       []*store.Probe
+	probeQueries int64
 	// errText and attempts describe a failed fetch (fresh fetches only);
 	// retried marks the fetch of a URL an earlier run failed to fetch.
 	errText  string
@@ -168,12 +173,13 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 	resp, ferr := e.deps.Fetcher.Fetch(ctx, u)
 	var p *page.Page
 	var perr error
+	var bu *url.URL
 	if ferr == nil {
 		base := resp.URL
 		if base == "" {
 			base = u
 		}
-		bu, _ := url.Parse(base)
+		bu, _ = url.Parse(base)
 		p, perr = page.Parse(resp.Body, "text/html; charset=utf-8", bu)
 	}
 	e.resume(ctx)
@@ -201,12 +207,14 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		} else {
 			v.Page = p
 			e.judgeForms(v)
+			e.probeForms(ctx, v, resp.Body, bu)
 			fillRecord(&rec, p, v.Forms)
 		}
 	}
 	rec.Seq = e.seq.Add(1)
 	err := e.record(&rec, v, extra)
 	e.claimed.Delete(hash64(u))
+	e.probing.Add(-v.probeQueries) // counted by the batch, or lost with it
 	if err != nil {
 		return nil, err
 	}
@@ -346,6 +354,11 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 			Action: pf.Action, Method: pf.Method, Fields: fields, FoundAt: now, PagesFetched: int(rec.Seq),
 			Reasons: d.Reasons,
 		}
+		if v.probes != nil && v.probes[i] != nil {
+			sf.Probe = v.probes[i]
+			sf.Reasons = append(sf.Reasons, "probe: "+v.probes[i].Decision)
+			t.add(cProbed, 1)
+		}
 		if err := b.SetForm(sf); err != nil {
 			return err
 		}
@@ -356,6 +369,7 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 	}
 	t.add(cSearchable, int64(nSearch))
 	t.add(cRelevant, int64(nRel))
+	t.add(cProbes, v.probeQueries)
 	if extra != nil {
 		if err := extra(b, v, &t); err != nil {
 			return err

@@ -301,6 +301,8 @@ func (w *walker) control(n *html.Node) {
 			fs.f.Checked = true
 		case "required":
 			fs.f.Required = true
+		case "disabled":
+			fs.f.Disabled = true
 		case "multiple":
 			if n.DataAtom == atom.Select {
 				typ = "select-multiple"

@@ -98,6 +98,9 @@ type Field struct {
 	Checked bool
 	// Required is set by the required attribute.
 	Required bool
+	// Disabled is set by the disabled attribute: a browser submits no
+	// value for the control.
+	Disabled bool `json:",omitempty"`
 }
 
 // Option is one <option> of a select.

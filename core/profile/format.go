@@ -23,6 +23,7 @@ var notes = map[string]string{
 	"learn.sites_every":                "rebuild FSS after N new deep sites",
 	"learn.forms_every":                "rebuild FSL after M new forms",
 	"budget.pages":                     "0 = unbounded",
+	"probe.queries":                    "0 = no probing",
 }
 
 // String renders the resolved settings as YAML-like text, one key per line,

@@ -61,6 +61,9 @@ type Profile struct {
 	Budget Budget `lua:"budget"`
 	// Politeness holds the fetcher's per-host manners.
 	Politeness Politeness `lua:"politeness"`
+	// Probe turns on post-query probing of searchable forms whose domain
+	// the classifiers cannot tell (off unless queries is set).
+	Probe Probe `lua:"probe"`
 	// Scope limits the URLs the crawl may fetch.
 	Scope Scope `lua:"scope"`
 	// Sitemaps configures the reading of sitemaps during in-site exploring.
@@ -160,6 +163,20 @@ type Budget struct {
 	Duration time.Duration `lua:"duration"` // wall time, "2h" or seconds
 }
 
+// Probe configures post-query probing: a searchable form whose domain is
+// uncertain is asked a few of the profile's keywords and a nonsense term,
+// and its answers decide whether it fronts a database of the topic, a
+// generic site search or no database. Only forms classified searchable are
+// ever submitted, through the crawl's polite fetcher.
+type Probe struct {
+	// Queries is the number of probe queries per form, the nonsense term
+	// included: 0 turns probing off; else at least 2 and at most 20.
+	Queries int `lua:"queries"`
+	// Budget bounds the probe queries of the whole crawl (resumed runs
+	// included). Default 200.
+	Budget int `lua:"budget"`
+}
+
 // Politeness holds the fetcher's manners toward each host.
 type Politeness struct {
 	// Delay between two requests to one host. Default 1s (a robots.txt
@@ -225,6 +242,7 @@ func Defaults() Profile {
 		Rank:       Rank{Alpha: 0.5, TopK: 20},
 		Learn:      Learn{SitesEvery: 50, FormsEvery: 100},
 		Politeness: Politeness{Delay: time.Second, Timeout: 30 * time.Second, MaxBodyBytes: 2 << 20, UserAgent: DefaultUserAgent},
+		Probe:      Probe{Budget: 200},
 		Sitemaps:   Sitemaps{Enabled: true, MaxFiles: 5, MaxURLs: 500},
 	}
 }
@@ -430,6 +448,15 @@ func (p *Profile) validate(c *script.Chunk) error {
 	}
 	if strings.ContainsAny(p.Politeness.UserAgent, "\r\n") {
 		return c.Errorf("politeness.user_agent", "must be one line")
+	}
+	if q := p.Probe.Queries; q != 0 && (q < 2 || q > 20) {
+		return c.Errorf("probe.queries", "must be 0 (no probing) or from 2 to 20 (topic terms and one nonsense term per form), got %d", q)
+	}
+	if p.Probe.Budget < 0 {
+		return c.Errorf("probe.budget", "must not be negative, got %d", p.Probe.Budget)
+	}
+	if p.Probe.Queries > 0 && p.Probe.Budget < p.Probe.Queries {
+		return c.Errorf("probe.budget", "must allow one form's probe (%d queries), got %d", p.Probe.Queries, p.Probe.Budget)
 	}
 	return nil
 }

@@ -124,6 +124,16 @@ func TestErrors(t *testing.T) {
 		{"syntax", "return {\n  keywords = {'car'}\n  seeds = {'a.com'},\n}\n", "x.lua:3: syntax error near 'seeds'"},
 		{"runtime", "local base = nil\nreturn {\n  keywords = base.keywords,\n}\n", "x.lua:3: attempt to index a non-table object(nil) with key 'keywords'"},
 		{"returns nothing", "local x = 1\n", "x.lua: expected table, got nil"},
+		{"probe one query", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  probe = {\n    queries = 1,\n  },\n}\n",
+			"x.lua:4: probe.queries: must be 0 (no probing) or from 2 to 20"},
+		{"probe too many", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  probe = { queries = 21 },\n}\n",
+			"x.lua:3: probe.queries: must be 0 (no probing) or from 2 to 20"},
+		{"probe wrong type", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  probe = { queries = 'three' },\n}\n",
+			`x.lua:3: probe.queries: expected integer, got string "three"`},
+		{"probe unknown key", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  probe = { querys = 3 },\n}\n",
+			`x.lua:3: probe.querys: unknown key (did you mean "queries"?)`},
+		{"probe budget below a form", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  probe = { queries = 4,\n    budget = 3 },\n}\n",
+			"x.lua:4: probe.budget: must allow one form's probe (4 queries), got 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,6 +151,25 @@ func TestErrors(t *testing.T) {
 				t.Fatalf("got  %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestProbe(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.lua")
+	os.WriteFile(path, []byte(`return { keywords = {"car"}, seeds = {"a.com"}, probe = { queries = 4 } }`), 0o644)
+	p, err := Load(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Probe.Queries != 4 || p.Probe.Budget != 200 {
+		t.Errorf("probe = %+v, want 4 queries and the default budget 200", p.Probe)
+	}
+	if !strings.Contains(p.String(), "queries: 4") {
+		t.Errorf("String() lacks the probe settings:\n%s", p.String())
+	}
+	if d := Defaults(); d.Probe.Queries != 0 {
+		t.Errorf("probing is on by default: %+v", d.Probe)
 	}
 }
 

@@ -30,6 +30,7 @@ type State struct {
 	every    int
 	thin     bool // every doubles past thinAfter queries (default spacing)
 	budget   int
+	last     []string // keys of the last applied query's results
 }
 
 // NewState returns an empty state.
@@ -70,6 +71,10 @@ func (st *State) Cost() float64 { return st.cost }
 
 // Log is the query log.
 func (st *State) Log() []QueryLog { return st.log }
+
+// LastResults are the keys of the documents the last applied query
+// returned, in result order (an Observer reads them).
+func (st *State) LastResults() []string { return st.last }
 
 func normQuery(o TermOptions, q string) string {
 	ts := o.QueryTerms(q)
@@ -219,6 +224,14 @@ type Options struct {
 	// MaxFailures stops the harvest after this many consecutive failed
 	// queries (default 5).
 	MaxFailures int
+	// StopAfter ends the harvest once this many consecutive queries
+	// downloaded nothing new (0: never): the database looks exhausted.
+	StopAfter int
+	// StalePages stops reading a query's result pages after this many pages
+	// in a row that list only records already downloaded, when the answer
+	// states its total (0: read them all). The query's match count is then
+	// the stated total; its answer counts as cut (not a full match set).
+	StalePages int
 	// EstimateEvery is the spacing, in queries, of the coverage estimate
 	// checkpoints whose estimate is logged and journaled (default
 	// DefaultEstimateEvery, thinned past 500 queries); the last query of the
@@ -268,6 +281,10 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 			return st, nil
 		}
 		if opt.CostBudget > 0 && st.cost >= opt.CostBudget {
+			st.finish(opt)
+			return st, nil
+		}
+		if opt.StopAfter > 0 && st.fruitless() >= opt.StopAfter {
 			st.finish(opt)
 			return st, nil
 		}
@@ -325,6 +342,15 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 	}
 }
 
+// fruitless counts the last queries in a row that downloaded nothing new.
+func (st *State) fruitless() int {
+	n := 0
+	for i := len(st.log) - 1; i >= 0 && st.log[i].New == 0; i-- {
+		n++
+	}
+	return n
+}
+
 // finish gives the last query of a harvest its coverage estimate (in the
 // log, not the journal) when it was not an estimate checkpoint.
 func (st *State) finish(opt Options) {
@@ -372,6 +398,7 @@ func (st *State) issue(ctx context.Context, s Searcher, prop Proposal, opt Optio
 	next := false
 	var qerr error
 	seen := map[string]bool{}
+	stale := 0
 	for page := 1; opt.MaxPages <= 0 || page <= opt.MaxPages; page++ {
 		pg, err := s.Search(ctx, prop.Query, page)
 		if err != nil {
@@ -382,7 +409,7 @@ func (st *State) issue(ctx context.Context, s Searcher, prop Proposal, opt Optio
 		if pg.Total >= 0 {
 			total = pg.Total
 		}
-		added := 0
+		added, known := 0, 0
 		for _, d := range pg.Docs {
 			k := d.Key()
 			if seen[k] {
@@ -391,10 +418,19 @@ func (st *State) issue(ctx context.Context, s Searcher, prop Proposal, opt Optio
 			seen[k] = true
 			docs = append(docs, d)
 			added++
+			if st.Has(k) {
+				known++
+			}
 		}
 		next = pg.Next
 		if !pg.Next || added == 0 {
 			break
+		}
+		if stale++; known < added {
+			stale = 0
+		}
+		if opt.StalePages > 0 && stale >= opt.StalePages && total >= 0 {
+			break // next stays set: the answer is cut
 		}
 	}
 	if qerr != nil && pages == 0 {
@@ -488,6 +524,7 @@ func (st *State) record(prop Proposal, docs []Doc, total int, limited bool, page
 		}
 	}
 	st.issued[normQuery(st.Stats.opt, prop.Query)] = true
+	st.last = e.Results
 	e.Log.New = iq.New
 	e.Log.Cost = costOf(n, iq.New)
 	st.cost += e.Log.Cost

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -196,5 +197,54 @@ func TestHarvestEstimators(t *testing.T) {
 				t.Fatalf("coverage %.3f after 40 queries of at most 20 results", cov)
 			}
 		})
+	}
+}
+
+// sameAnswer answers every query with the same 30 records, 3 a page,
+// its total shown or not, and counts the pages asked for.
+type sameAnswer struct {
+	showTotal bool
+	pages     int
+}
+
+func (s *sameAnswer) Search(_ context.Context, q string, page int) (keyword.Page, error) {
+	s.pages++
+	pg := keyword.Page{Total: -1, Next: page < 10}
+	if s.showTotal {
+		pg.Total = 30
+	}
+	for i := (page - 1) * 3; i < page*3 && i < 30; i++ {
+		pg.Docs = append(pg.Docs, keyword.Doc{ID: strconv.Itoa(i), Text: "record " + strconv.Itoa(i) + " about " + q})
+	}
+	return pg, nil
+}
+
+// TestHarvestStalePages: with StalePages, a query whose pages list only
+// records already downloaded stops paging when the total is shown; with
+// hidden totals every page is read.
+func TestHarvestStalePages(t *testing.T) {
+	tests := []struct {
+		stale     int
+		showTotal bool
+		want      int // pages read by 3 queries
+	}{
+		{0, true, 30},
+		{2, true, 10 + 2 + 2},
+		{2, false, 30},
+	}
+	for _, tt := range tests {
+		s := &sameAnswer{showTotal: tt.showTotal}
+		p, err := NewPolicy("generic", PolicyOptions{Words: []string{"alpha", "beta", "gamma", "delta"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := Harvest(context.Background(), s, p, Options{Budget: 3, StalePages: tt.stale, StopAfter: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.pages != tt.want || st.Docs() != 30 || len(st.Log()) != 3 {
+			t.Errorf("StalePages %d, total shown %v: %d pages, %d records, %d queries; want %d pages, 30 records, 3 queries",
+				tt.stale, tt.showTotal, s.pages, st.Docs(), len(st.Log()), tt.want)
+		}
 	}
 }

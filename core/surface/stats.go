@@ -53,8 +53,9 @@ func (o TermOptions) candidate(t string) bool {
 }
 
 // QueryTerms returns the terms of a (possibly multi-word) query as the
-// interface matches them.
-func (o TermOptions) QueryTerms(q string) []string { return o.Tokens(q) }
+// interface matches them; the bindings of a form query (ParseFormQuery)
+// are not terms.
+func (o TermOptions) QueryTerms(q string) []string { return o.Tokens(stripBindings(q)) }
 
 // Stats is the query statistics table of Ntoulas et al. (Figure 8): for
 // every term seen in a downloaded document, the number of downloaded

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/probe"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
@@ -217,6 +218,13 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	}
 	c.Classifiers = cls
 	deps := crawl.Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites, Budget: s.Budget, Sink: s.Sink, Dispatcher: s.Dispatcher}
+	if p.Probe.Queries > 0 {
+		pr, err := probe.New(f, probe.Options{Queries: p.Probe.Queries, Terms: p.Keywords})
+		if err != nil {
+			return nil, fmt.Errorf("crawl: probing: %w", err)
+		}
+		deps.Prober = pr
+	}
 	if s.OnFetch != nil {
 		deps.Fetcher = timedFetcher{f: f, on: s.OnFetch}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 )
 
@@ -148,11 +149,25 @@ type ClassifyOptions struct {
 	Model  string // model file ("" = embedded default)
 	Domain string // target domain for the DSFC ("" = best domain)
 	JSON   bool
+	// Probe submits probe queries to every searchable form of the page
+	// Target (a URL, fetched like a crawl does) and reports what each
+	// fronts; Profile is then required (its keywords are the topic terms,
+	// its domain the target domain).
+	Probe   bool
+	Profile *profile.Profile
+	// ProbeQueries is the number of probe queries per form (0: the
+	// profile's probe.queries, else 4).
+	ProbeQueries int
+	// Fetch replaces the probe's fetcher settings (tests).
+	Fetch *fetch.Options
 }
 
 // Classify lists every form of a page with its kind, searchable
 // probability, domain and reasons.
 func Classify(ctx context.Context, opt ClassifyOptions, w io.Writer) error {
+	if opt.Probe {
+		return classifyProbe(ctx, opt, w)
+	}
 	m, _, err := loadOrDefault(opt.Model)
 	if err != nil {
 		return fmt.Errorf("classify: %w", err)

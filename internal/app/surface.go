@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/fetch"
@@ -56,6 +57,21 @@ type SurfaceOptions struct {
 	KeepStopWords bool
 	// Seed seeds the random policy.
 	Seed int64
+	// Seeds are the first keywords a form harvest tries (the profile's
+	// keywords), before the form's own option texts and the words of its
+	// page.
+	Seeds []string
+	// StopAfter ends the harvest after this many consecutive queries that
+	// downloaded nothing new (0: never).
+	StopAfter int
+	// Details fetches the page of every new record of a form harvest.
+	Details bool
+	// Browse reads every result page of a form's empty query when the form
+	// lists records for it (see surface.FormOptions).
+	Browse bool
+	// Fetch, when set, replaces the fetcher settings of a form harvest on
+	// the real web (tests reach the lab's hosts through its transport).
+	Fetch *fetch.Options
 	// NoProbe turns off the size probes (surface.Options.NoProbe).
 	NoProbe bool
 	// PluginDirs are searched before the bundled plugins.
@@ -99,6 +115,11 @@ type SurfaceSummary struct {
 	Dir              string   `json:"dir"`
 	// WARC describes the archive written with SurfaceOptions.WARC.
 	WARC *WARCSummary `json:"warc,omitempty"`
+	// Form is what the analysis of a form's inputs found (form harvests).
+	Form *surface.FormReport `json:"form,omitempty"`
+	// Requests counts the HTTP requests of a form harvest (result pages,
+	// the form's page, record pages).
+	Requests int64 `json:"requests,omitempty"`
 }
 
 // Surface downloads the hidden database behind a keyword interface with
@@ -153,19 +174,39 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	if err != nil {
 		return nil, &OptionError{Err: err}
 	}
+	var fp *surface.FormPolicy
+	if src.form != nil {
+		fp = surface.NewFormPolicy(src.form, policy, surface.FormPlanOptions{Seeds: opt.Seeds, Budget: opt.Budget})
+		policy = fp
+	}
 	source := opt.Source
 	if source == "" {
 		source = src.name
 	}
+	// A form's result pages are a site's web pages, slow and often deep
+	// (a MediaWiki search pages by 20): a query whose pages only list
+	// records already downloaded stops after 3 of them when the site
+	// states its total.
+	stale := 0
+	if src.form != nil {
+		stale = 3
+	}
 	prog := &surfaceProgress{w: opt.Progress, on: opt.OnProgress}
 	st, herr := surface.Harvest(ctx, src.searcher, policy, surface.Options{
 		Source: source, Budget: opt.Budget, CostBudget: opt.CostBudget, Cost: sel.Cost,
-		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms,
+		K: k, MaxPages: opt.MaxPages, First: opt.First, Terms: terms, StopAfter: opt.StopAfter, StalePages: stale,
 		Journal: &surface.StoreJournal{DB: db, Source: source}, NoProbe: opt.NoProbe,
 		Progress: prog.report,
 	})
 	prog.done()
 	sum := &SurfaceSummary{Source: source, Policy: policy.Name(), Dir: db.Dir(), CoverageLevel: surface.CoverageLevel, Estimator: surface.EstimatorNone}
+	if fp != nil {
+		r := fp.Report()
+		sum.Form = &r
+	}
+	if src.requests != nil {
+		sum.Requests = src.requests.n.Load()
+	}
 	closeSrc() // the fetcher stops before the archive closes
 	if ws, err := closeWARC(w, src.archiveErrors()); err != nil && herr == nil {
 		herr = err
@@ -201,6 +242,9 @@ type surfaceInterface struct {
 	keepStops bool
 	close     func()
 	fetcher   *fetch.Fetcher
+	// form is the searcher of a form harvest (nil otherwise).
+	form     *surface.FormSearcher
+	requests *countingFetcher
 }
 
 // archiveErrors counts the exchanges the interface's fetcher could not
@@ -222,30 +266,8 @@ func firstNonEmpty(a, b string) string {
 func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, arch fetch.Archiver) (*surfaceInterface, error) {
 	spec := opt.Interface
 	name := spec
-	var fetchOpt *fetch.Options
-	closeWeb := func() {}
-	if id := opt.Form; id != "" {
-		f, ok, err := db.GetForm(id)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, &OptionError{Option: "form", Err: fmt.Errorf("%s: no such form in %s (see `dwcrawl forms --dir %s`)", id, db.Dir(), db.Dir())}
-		}
-		vars, err := surface.FormVars(f)
-		if err != nil {
-			return nil, &OptionError{Err: err}
-		}
-		vals := url.Values{}
-		for k, v := range vars {
-			vals.Set(k, v)
-		}
-		spec, name = "keyword/htmlform?"+vals.Encode(), "form:"+id
-		if fo, stop, ok, err := testbedFetch(db); err != nil {
-			return nil, err
-		} else if ok {
-			fetchOpt, closeWeb = &fo, stop
-		}
+	if opt.Form != "" {
+		return openFormInterface(ctx, opt, db, arch)
 	}
 	if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
 		base := strings.TrimSuffix(strings.TrimRight(spec, "/"), "/api/search")
@@ -261,9 +283,8 @@ func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB,
 		return &surfaceInterface{searcher: keyword.Limited(keyword.Retrying(s, keyword.RetryOptions{}), opt.MaxRequests), name: base,
 			close: f.Close, fetcher: f}, nil
 	}
-	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, fetchOpt, opt.Net, arch, opt.PluginDirs...)
+	kp, err := openKeywordPluginFetch(ctx, spec, plugins.KeywordOptions{Budget: opt.MaxRequests}, nil, opt.Net, arch, opt.PluginDirs...)
 	if err != nil {
-		closeWeb()
 		return nil, err
 	}
 	info := kp.Info()
@@ -271,7 +292,84 @@ func openSurfaceInterface(ctx context.Context, opt SurfaceOptions, db *store.DB,
 		name, _, _ = strings.Cut(spec, "?")
 	}
 	return &surfaceInterface{searcher: pluginSearcher{kp}, name: name, k: info.K, keepStops: !info.StopWords,
-		close: func() { kp.Close(); closeWeb() }, fetcher: kp.fetcher}, nil
+		close: func() { kp.Close() }, fetcher: kp.fetcher}, nil
+}
+
+// openFormInterface opens a searchable form the crawl in db recorded as a
+// keyword interface: surface.FormSearcher over the crawl's kind of fetcher
+// (the simulated web a testbed crawl ran on, else the real web with its
+// politeness, robots.txt and address policy).
+func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, arch fetch.Archiver) (*surfaceInterface, error) {
+	id := opt.Form
+	f, ok, err := db.GetForm(id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, &OptionError{Option: "form", Err: fmt.Errorf("%s: no such form in %s (see `dwcrawl forms --dir %s`)", id, db.Dir(), db.Dir())}
+	}
+	fo, stop, testbed, err := testbedFetch(db)
+	if err != nil {
+		return nil, err
+	}
+	if !testbed {
+		stop = func() {}
+		fo = fetch.DefaultOptions()
+		if loopbackOnly(map[string]string{"page": f.PageURL, "action": f.Action}) {
+			// a form on this machine, as keyword plugins with loopback URLs
+			fo.AllowPrivate, fo.AllowHost = true, isLoopbackHost
+		}
+		if err := opt.Net.apply(&fo); err != nil {
+			return nil, err
+		}
+		if opt.Fetch != nil {
+			fo = *opt.Fetch
+		}
+	}
+	fo.Archiver = arch
+	fr, err := fetch.New(fo)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	cf := &countingFetcher{f: fr, max: int64(opt.MaxRequests)}
+	fs, err := surface.NewFormSearcher(f, cf, surface.FormOptions{Details: opt.Details, Browse: opt.Browse})
+	if err != nil {
+		fr.Close()
+		stop()
+		return nil, &OptionError{Option: "form", Err: err}
+	}
+	return &surfaceInterface{searcher: fs, name: "form:" + id, form: fs, requests: cf, close: func() { fr.Close(); stop() }, fetcher: fr}, nil
+}
+
+// countingFetcher counts the requests of a form harvest and refuses those
+// beyond max (0: no limit) with keyword.ErrBudget, which ends the harvest.
+type countingFetcher struct {
+	f   *fetch.Fetcher
+	n   atomic.Int64
+	max int64
+}
+
+func (c *countingFetcher) take() error {
+	if n := c.n.Add(1); c.max > 0 && n > c.max {
+		c.n.Add(-1)
+		return keyword.Permanent{Err: keyword.ErrBudget}
+	}
+	return nil
+}
+
+func (c *countingFetcher) Fetch(ctx context.Context, u string) (*fetch.Response, error) {
+	if err := c.take(); err != nil {
+		return &fetch.Response{URL: u}, err
+	}
+	return c.f.Fetch(ctx, u)
+}
+
+func (c *countingFetcher) Post(ctx context.Context, u string, v url.Values) (*fetch.Response, error) {
+	if err := c.take(); err != nil {
+		return &fetch.Response{URL: u}, err
+	}
+	return c.f.Post(ctx, u, v)
 }
 
 // testbedFetch serves again the simulated web a testbed crawl of db ran on
@@ -295,7 +393,6 @@ func testbedFetch(db *store.DB) (fo fetch.Options, stop func(), ok bool, err err
 		return fo, nil, false, fmt.Errorf("serving the simulated web: %w", err)
 	}
 	fo = simweb.FetchOptions(fetch.DefaultOptions(), w, srv.Addr)
-	fo.Retries = 0 // the plugin adapter retries
 	return fo, func() { srv.Close() }, true, nil
 }
 

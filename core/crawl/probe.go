@@ -1,0 +1,66 @@
+package crawl
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/dwcrawl/dwcrawl/core/form"
+	"github.com/dwcrawl/dwcrawl/core/records"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// probeForms probes the page's searchable forms whose domain the
+// classifiers could not tell from the form's own text (SmartCrawler's
+// future work, package probe), within the profile's probe budget. A
+// decision overrides the form's relevance: a database of the topic is
+// relevant, a generic site search or no database is not. The probes are
+// recorded with the forms by the page's batch, which counts their queries.
+func (e *Engine) probeForms(ctx context.Context, v *visited, body []byte, base *url.URL) {
+	per := int64(e.prof.Probe.Queries)
+	if e.deps.Prober == nil || per <= 0 || v.Page == nil {
+		return
+	}
+	var tmpl *records.Template
+	for i, fr := range v.Forms {
+		if !fr.Searchable || v.formDecisions[i].DomainEvidence == form.LevelForm {
+			continue
+		}
+		if !e.reserveProbe(per) {
+			return
+		}
+		if tmpl == nil {
+			tmpl, _ = records.TemplateOf(body, base)
+		}
+		pr, err := e.deps.Prober.Probe(ctx, &v.Page.Forms[i], v.formDecisions[i], v.URL, tmpl, e.deps.Pages)
+		if err != nil {
+			e.probing.Add(-per)
+			if ctx.Err() != nil {
+				return
+			}
+			e.log.Debug("probe refused", "url", v.URL, "form", i, "err", err)
+			continue
+		}
+		e.probing.Add(int64(len(pr.Queries)) - per)
+		v.probeQueries += int64(len(pr.Queries))
+		if v.probes == nil {
+			v.probes = make([]*store.Probe, len(v.Forms))
+		}
+		v.probes[i] = pr
+		v.Forms[i].Relevant = pr.Decision == store.ProbeTopicDatabase
+	}
+}
+
+// reserveProbe reserves n probe queries of the profile's budget, counted
+// over the crawl (the store's counter) and the probes under way.
+func (e *Engine) reserveProbe(n int64) bool {
+	budget := int64(e.prof.Probe.Budget)
+	for {
+		cur := e.probing.Load()
+		if budget > 0 && e.stats.get(cProbes)+cur+n > budget {
+			return false
+		}
+		if e.probing.CompareAndSwap(cur, cur+n) {
+			return true
+		}
+	}
+}

@@ -1,0 +1,330 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/form"
+	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/core/records"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// Fetcher submits forms politely: GET through Fetch, POST through Post
+// (fetch.Fetcher implements both, with robots.txt, per-host politeness,
+// retries and the address policy).
+type Fetcher interface {
+	Fetch(ctx context.Context, url string) (*fetch.Response, error)
+	Post(ctx context.Context, url string, values url.Values) (*fetch.Response, error)
+}
+
+// Topic judges whether a text is about the crawl's topic (the crawl's
+// site classifier, siteclass.Classifier, implements it). It is an alias so
+// that the crawl can declare the same interface without naming this
+// package.
+type Topic = interface {
+	Relevant(text string) (bool, float64)
+}
+
+// ErrNotSearchable is returned for a form that was not classified
+// searchable: it is never submitted.
+var ErrNotSearchable = errors.New("probe: only forms classified searchable are submitted")
+
+// Options configure a Prober.
+type Options struct {
+	// Queries is the number of probe queries per form, the nonsense term
+	// included (at least 2).
+	Queries int
+	// Terms are the topic terms (the profile's keywords), tried in order.
+	Terms []string
+	// MinOnTopic is the topic probability from which listed records are
+	// about the topic (default 0.5).
+	MinOnTopic float64
+}
+
+// Prober submits probe queries to searchable forms and decides what each
+// fronts. It is safe for concurrent use.
+type Prober struct {
+	f   Fetcher
+	opt Options
+}
+
+// New returns a prober that submits through f.
+func New(f Fetcher, opt Options) (*Prober, error) {
+	if f == nil {
+		return nil, errors.New("probe: no fetcher")
+	}
+	if opt.Queries < 2 {
+		return nil, fmt.Errorf("probe: %d queries per form: want at least 2 (a topic term and a nonsense term)", opt.Queries)
+	}
+	var terms []string
+	for _, t := range opt.Terms {
+		if t = strings.TrimSpace(t); t != "" {
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		return nil, errors.New("probe: no topic terms")
+	}
+	opt.Terms = terms
+	if opt.MinOnTopic <= 0 {
+		opt.MinOnTopic = 0.5
+	}
+	return &Prober{f: f, opt: opt}, nil
+}
+
+// Queries is the number of probe queries per form.
+func (p *Prober) Queries() int { return p.opt.Queries }
+
+// Submittable returns ErrNotSearchable (wrapped, with the reason) unless d
+// classified f searchable and f asks for nothing a search form never does
+// (a password, a file).
+func Submittable(f *page.Form, d form.Decision) error {
+	if !d.Searchable || d.Kind != form.KindSearch {
+		return fmt.Errorf("form %d (%s) is of kind %s: %w", f.Index, f.Action, d.Kind, ErrNotSearchable)
+	}
+	for _, fl := range f.Fields {
+		if fl.Type == "password" || fl.Type == "file" {
+			return fmt.Errorf("form %d (%s) has a %s input: %w", f.Index, f.Action, fl.Type, ErrNotSearchable)
+		}
+	}
+	return nil
+}
+
+// Probe submits the first Queries−1 topic terms and a nonsense term to f,
+// a form of the page pageURL that d classified searchable, and decides
+// what it fronts (store.ProbeTopicDatabase, ProbeSiteSearch or
+// ProbeNotDatabase) from how the answers differ. tmpl is the record-like
+// regions of the form's page (records.TemplateOf; nil: none): a region of
+// an answer that repeats one is the site's furniture, not results. topic
+// judges the text of the records a topic term lists (nil: only whether
+// records are listed is judged). A form not classified searchable is refused with
+// ErrNotSearchable and nothing is sent. The error is otherwise only the
+// context's: a probe that fails is recorded with its cause.
+func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageURL string, tmpl *records.Template, topic Topic) (*store.Probe, error) {
+	if err := Submittable(f, d); err != nil {
+		return nil, err
+	}
+	box := queryBox(f)
+	if box < 0 {
+		return nil, fmt.Errorf("form %d (%s) has no text box to type a query into: %w", f.Index, f.Action, ErrNotSearchable)
+	}
+	n := min(p.opt.Queries-1, len(p.opt.Terms))
+	qs := []store.ProbeQuery{{Query: Nonsense(f.Action), Kind: "nonsense"}}
+	for _, t := range p.opt.Terms[:n] {
+		qs = append(qs, store.ProbeQuery{Query: t, Kind: "topic"})
+	}
+	var w records.Wrapper
+	for i := range qs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		w = p.ask(ctx, f, box, &qs[i], w, tmpl, topic)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	decision, evidence := decide(qs, topic != nil, p.opt.MinOnTopic)
+	return &store.Probe{Decision: decision, Evidence: evidence, Queries: qs, At: time.Now()}, nil
+}
+
+// queryBox is the form's keyword box: a search input, else a text input or
+// textarea whose name or label reads like one, else the first.
+func queryBox(f *page.Form) int {
+	box, score := -1, -1
+	for i, fl := range f.Fields {
+		if fl.Name == "" || fl.Disabled {
+			continue
+		}
+		ok := fl.Tag == "textarea" || fl.Tag == "input" && (fl.Type == "text" || fl.Type == "search" || fl.Type == "")
+		if !ok {
+			continue
+		}
+		sc := 1
+		if boxWord.MatchString(fl.Name) || boxWord.MatchString(fl.ID) || boxWord.MatchString(fl.Label) || boxWord.MatchString(fl.Placeholder) {
+			sc = 3
+		}
+		if fl.Type == "search" {
+			sc++
+		}
+		if sc > score {
+			box, score = i, sc
+		}
+	}
+	return box
+}
+
+var boxWord = regexp.MustCompile(`(?i)(^|[^a-z])(q|qs|query|search|keywords?|kw|terms?|text|find|words?|s)([^a-z]|$)`)
+
+// Nonsense is the nonsense term of a form: nine consonants no language
+// writes, derived from the form's action so that a probe is repeatable.
+func Nonsense(action string) string {
+	const letters = "bcdfghjklmnpqrstvwxz"
+	h := fnv.New64a()
+	h.Write([]byte(action))
+	v := h.Sum64()
+	b := make([]byte, 9)
+	for i := range b {
+		b[i] = letters[v%uint64(len(letters))]
+		v /= uint64(len(letters))
+		if v == 0 {
+			v = 0x9e3779b97f4a7c15 + uint64(i)
+		}
+	}
+	b[0] = 'q'
+	return string(b)
+}
+
+// loginPath matches the paths and parameters of login pages.
+var loginPath = regexp.MustCompile(`(?i)(^|[/_.=?&-])(login|log-in|logon|signin|sign-in|sign_in|auth|authenticate|sso|wp-login)([/_.=?&-]|$)`)
+
+// ask submits one probe query and fills q with what the answer showed; it
+// returns the record template, learned from the first answer that shows
+// one.
+func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQuery, w records.Wrapper, tmpl *records.Template, topic Topic) records.Wrapper {
+	q.Total = -1
+	sub := page.NoSubmitter
+	if subs := f.Submitters(); len(subs) > 0 {
+		sub = subs[0]
+	}
+	vals := f.DataSet(sub)
+	vals.Set(f.Fields[box].Name, q.Query)
+	s, err := f.Submit(vals)
+	if err != nil {
+		q.Error = err.Error()
+		return w
+	}
+	q.URL = s.URL
+	var resp *fetch.Response
+	if s.Method == "POST" {
+		resp, err = p.f.Post(ctx, s.URL, s.Values)
+	} else {
+		resp, err = p.f.Fetch(ctx, s.URL)
+	}
+	if resp != nil {
+		q.Status = resp.Status
+		if resp.URL != s.URL {
+			q.Final = resp.URL
+		}
+		if len(resp.Redirects) > 0 && loginPath.MatchString(finalPath(resp.URL)) {
+			q.Login = true
+		}
+	}
+	var se *fetch.StatusError
+	if err != nil {
+		if errors.As(err, &se) && se.Code >= 400 && se.Code < 500 {
+			return w // the site's answer: the submission refused
+		}
+		q.Error = fetch.Reason(err)
+		if q.Error == "" {
+			q.Error = err.Error()
+		}
+		return w
+	}
+	base, err := url.Parse(resp.URL)
+	if err != nil {
+		q.Error = err.Error()
+		return w
+	}
+	q.Size = len(resp.Body)
+	res, err := records.Extract(resp.Body, base, records.Options{Wrapper: w, Query: q.Query, Template: tmpl})
+	if err != nil {
+		q.Error = err.Error()
+		return w
+	}
+	q.Records, q.Total, q.NoResults = len(res.Records), res.Total, res.NoResults
+	q.Signature = signature(res.Records)
+	if q.Records == 0 && passwordPage(res.Forms) {
+		q.Login = true
+	}
+	if q.Records > 0 && topic != nil {
+		var b strings.Builder
+		for _, r := range res.Records {
+			b.WriteString(r.Text)
+			b.WriteByte(' ')
+		}
+		_, q.OnTopic = topic.Relevant(withoutQuery(b.String(), q.Query))
+	}
+	if !w.Known() && res.Learned && res.Score >= 2.5 {
+		w = res.Wrapper
+	}
+	return w
+}
+
+func finalPath(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return pu.EscapedPath() + "?" + pu.RawQuery
+}
+
+// passwordPage reports whether a page's forms ask for a password: a login
+// page answered instead of results.
+func passwordPage(forms []page.Form) bool {
+	for _, f := range forms {
+		for _, fl := range f.Fields {
+			if fl.Type == "password" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// signature identifies the set of records listed.
+func signature(recs []records.Record) string {
+	if len(recs) == 0 {
+		return ""
+	}
+	keys := make([]string, len(recs))
+	for i, r := range recs {
+		keys[i] = r.URL
+		if keys[i] == "" {
+			keys[i] = r.Text
+		}
+	}
+	sort.Strings(keys)
+	h := fnv.New64a()
+	for _, k := range keys {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// wordRE matches the words of a text.
+var wordRE = regexp.MustCompile(`[\p{L}\p{N}]+`)
+
+// withoutQuery removes from text the words of the query that listed it
+// (and the words they begin: "music" takes "musical"): a search answer
+// holds its query's words by construction, so they say nothing about what
+// the database is about; the rest of the records' words do.
+func withoutQuery(text, query string) string {
+	var qs []string
+	for _, w := range wordRE.FindAllString(strings.ToLower(query), -1) {
+		if len([]rune(w)) >= 3 {
+			qs = append(qs, w)
+		}
+	}
+	if len(qs) == 0 {
+		return text
+	}
+	return wordRE.ReplaceAllStringFunc(text, func(w string) string {
+		lw := strings.ToLower(w)
+		for _, q := range qs {
+			if strings.HasPrefix(lw, q) {
+				return ""
+			}
+		}
+		return w
+	})
+}

@@ -1,0 +1,271 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dwcrawl/dwcrawl/core/fetch"
+	"github.com/dwcrawl/dwcrawl/core/form"
+	"github.com/dwcrawl/dwcrawl/core/page"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// movies and recipes are the records of two small databases: a database of
+// the topic (movies) and a site search of another topic (a cooking site).
+var movies = []string{
+	"Alien: a science fiction horror film by Ridley Scott, starring Sigourney Weaver",
+	"Blade Runner: a science fiction film, director Ridley Scott, with Harrison Ford",
+	"Casablanca: a romantic drama film starring Humphrey Bogart and Ingrid Bergman",
+	"The Godfather: a crime film directed by Francis Ford Coppola, actor Marlon Brando",
+	"Jaws: a thriller film by Steven Spielberg about a shark, cast Roy Scheider",
+	"Star Wars: a space opera film by George Lucas, actor Harrison Ford",
+	"Psycho: a horror film by Alfred Hitchcock, starring Anthony Perkins",
+	"Vertigo: a thriller film by Alfred Hitchcock with James Stewart",
+	"Metropolis: a silent science fiction film by Fritz Lang",
+	"Chinatown: a neo-noir crime film starring Jack Nicholson",
+}
+
+var recipes = []string{
+	"Lemon tart: pastry, lemons, sugar and eggs baked until set",
+	"Pea soup: split peas simmered with ham hock and onion",
+	"Apple pie: apples, cinnamon and butter in a double crust",
+	"Tomato salad: tomatoes, basil, olive oil and sea salt",
+	"Bread: flour, water, yeast and salt, kneaded and baked",
+	"Film of caramel: sugar cooked to a thin amber film on a tray",
+}
+
+// site serves a search form over db at /, its answers at /search, a
+// login page, a form that ignores its query and a form that sends every
+// query to the login page.
+type site struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []string
+}
+
+func newSite(t *testing.T, db []string) *site {
+	s := &site{}
+	mux := http.NewServeMux()
+	page := func(w http.ResponseWriter, title, body string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>%s</title></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/about">About</a></li><li><a href="/contact">Contact</a></li></ul></nav>
+<form action="/search" method="get"><input type="search" name="q"><input type="submit" value="Search"></form>
+<main>%s</main><footer><a href="/privacy">Privacy</a> <a href="/terms">Terms</a></footer></body></html>`, title, body)
+	}
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nDisallow: /private\n") })
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { page(w, "Home", "<p>Welcome.</p>") })
+	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
+		s.log(r)
+		q := strings.ToLower(r.FormValue("q"))
+		var b strings.Builder
+		n := 0
+		for i, rec := range db {
+			if q != "" && strings.Contains(strings.ToLower(rec), q) {
+				title, desc, _ := strings.Cut(rec, ": ")
+				fmt.Fprintf(&b, `<li class="hit"><h3><a href="/item/%d">%s</a></h3><p class="snippet">%s</p></li>`, i, html.EscapeString(title), html.EscapeString(desc))
+				n++
+			}
+		}
+		if n == 0 {
+			page(w, "Search", fmt.Sprintf("<h1>Search</h1><p>Sorry, no results were found for %s.</p>", html.EscapeString(q)))
+			return
+		}
+		page(w, "Search", fmt.Sprintf(`<h1>Search</h1><p>%d results</p><ol class="hits">%s</ol>`, n, b.String()))
+	})
+	mux.HandleFunc("/static", func(w http.ResponseWriter, r *http.Request) {
+		s.log(r)
+		page(w, "Thanks", "<p>Thank you for your message. We will answer soon.</p>")
+	})
+	mux.HandleFunc("/members", func(w http.ResponseWriter, r *http.Request) {
+		s.log(r)
+		http.Redirect(w, r, "/login?next=/members", http.StatusFound)
+	})
+	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+		s.log(r)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><body><form action="/login" method="post"><input name="user"><input type="password" name="pw"><input type="submit" value="Log in"></form></body></html>`)
+	})
+	mux.HandleFunc("/private/search", func(w http.ResponseWriter, r *http.Request) { s.log(r); page(w, "x", "") })
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *site) log(r *http.Request) {
+	s.mu.Lock()
+	s.requests = append(s.requests, r.Method+" "+r.URL.Path)
+	s.mu.Unlock()
+}
+
+func (s *site) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
+func fetcher(t *testing.T) *fetch.Fetcher {
+	t.Helper()
+	f, err := fetch.New(fetch.Options{AllowPrivate: true, AllowHost: func(h string) bool { return h == "127.0.0.1" }, Retries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return f
+}
+
+// words is a topic judge that counts the movie words of a text: the
+// crawl's site classifier stands here (the consumer's interface).
+type words []string
+
+func (ws words) Relevant(text string) (bool, float64) {
+	text = strings.ToLower(text)
+	n := 0
+	for _, w := range ws {
+		n += strings.Count(text, w)
+	}
+	p := min(1, float64(n)/float64(len(strings.Fields(text))+1)*4)
+	return p >= 0.5, p
+}
+
+var movieWords = words{"film", "director", "actor", "starring", "cast", "thriller", "horror", "drama"}
+
+func searchForm(action string) *page.Form {
+	return &page.Form{Index: 0, Action: action, Method: "GET", Fields: []page.Field{
+		{Tag: "input", Type: "search", Name: "q"}, {Tag: "input", Type: "submit", Value: "Search"}}}
+}
+
+var searchable = form.Decision{Searchable: true, Kind: form.KindSearch, PSearchable: 0.9}
+
+func TestProbe(t *testing.T) {
+	ctx := context.Background()
+	terms := []string{"film", "horror", "Ford", "thriller"}
+	tests := []struct {
+		name   string
+		db     []string
+		path   string
+		topic  Topic
+		want   string
+		reason string // in the evidence
+	}{
+		{"movie database", movies, "/search", movieWords, store.ProbeTopicDatabase, "about the topic"},
+		{"movie database, no topic judge", movies, "/search", nil, store.ProbeTopicDatabase, "topic's terms find records"},
+		{"cooking site search", recipes, "/search", movieWords, store.ProbeSiteSearch, "not about the topic"},
+		{"answer ignores the query", movies, "/static", movieWords, store.ProbeNotDatabase, "does not change"},
+		{"login wall", movies, "/members", movieWords, store.ProbeNotDatabase, "login page"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, tt.db)
+			p, err := New(fetcher(t), Options{Queries: 4, Terms: terms})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Probe(ctx, searchForm(s.URL+tt.path), searchable, s.URL+"/", nil, tt.topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := strings.Join(res.Evidence, "\n")
+			if res.Decision != tt.want || !strings.Contains(ev, tt.reason) {
+				t.Errorf("decision %s, want %s (evidence should say %q):\n%s", res.Decision, tt.want, tt.reason, ev)
+			}
+			if len(res.Queries) != 4 || res.Queries[0].Kind != "nonsense" || res.Queries[1].Query != "film" || res.Queries[3].Query != "Ford" {
+				t.Errorf("queries %+v: want the nonsense term and the first 3 terms", res.Queries)
+			}
+			if got := s.count(); got < 4 {
+				t.Errorf("%d requests reached the site for 4 probe queries", got)
+			}
+		})
+	}
+}
+
+// TestProbeRefuses checks that forms not classified searchable, or that
+// ask for a password, are never submitted.
+func TestProbeRefuses(t *testing.T) {
+	s := newSite(t, movies)
+	p, err := New(fetcher(t), Options{Queries: 3, Terms: []string{"film"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := &page.Form{Action: s.URL + "/login", Method: "POST", Fields: []page.Field{
+		{Tag: "input", Type: "text", Name: "user"}, {Tag: "input", Type: "password", Name: "pw"}}}
+	tests := []struct {
+		name string
+		f    *page.Form
+		d    form.Decision
+	}{
+		{"login kind", login, form.Decision{Kind: "login", PSearchable: 0.1}},
+		{"password field though searchable", login, searchable},
+		{"search kind below the threshold", searchForm(s.URL + "/search"), form.Decision{Kind: form.KindSearch, Searchable: false}},
+		{"contact form", searchForm(s.URL + "/static"), form.Decision{Kind: "contact"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := s.count()
+			_, err := p.Probe(context.Background(), tt.f, tt.d, s.URL+"/", nil, nil)
+			if !errors.Is(err, ErrNotSearchable) {
+				t.Errorf("err %v, want ErrNotSearchable", err)
+			}
+			if s.count() != before {
+				t.Errorf("a refused form was submitted: %v", s.requests[before:])
+			}
+		})
+	}
+}
+
+// TestProbeRobots checks that a form whose action robots.txt disallows
+// gets no request: every probe query fails with the robots cause.
+func TestProbeRobots(t *testing.T) {
+	s := newSite(t, movies)
+	p, err := New(fetcher(t), Options{Queries: 2, Terms: []string{"film"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Probe(context.Background(), searchForm(s.URL+"/private/search"), searchable, s.URL+"/", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.count() != 0 {
+		t.Errorf("robots.txt disallows /private, yet %v", s.requests)
+	}
+	if res.Decision != store.ProbeNotDatabase || res.Queries[0].Error == "" {
+		t.Errorf("decision %s, queries %+v", res.Decision, res.Queries)
+	}
+}
+
+func TestNew(t *testing.T) {
+	f := fetcher(t)
+	for _, o := range []Options{{Queries: 1, Terms: []string{"a"}}, {Queries: 3}, {Queries: 3, Terms: []string{" "}}} {
+		if _, err := New(f, o); err == nil {
+			t.Errorf("New(%+v) accepted", o)
+		}
+	}
+	if _, err := New(nil, Options{Queries: 3, Terms: []string{"a"}}); err == nil {
+		t.Error("New without a fetcher accepted")
+	}
+	a, b := Nonsense("http://a.example/search"), Nonsense("http://b.example/search")
+	if a == b || a != Nonsense("http://a.example/search") || len(a) != 9 {
+		t.Errorf("Nonsense: %q %q", a, b)
+	}
+}
+
+func TestWithoutQuery(t *testing.T) {
+	tests := []struct{ text, query, want string }{
+		{"Musical film: a music drama", "music", " film: a  drama"},
+		{"Used cars for sale", "car", "Used  for sale"},
+		{"Law of the sea", "of", "Law of the sea"}, // words shorter than 3 letters stay
+		{"Box office hit", "box office", "  hit"},
+	}
+	for _, tt := range tests {
+		if got := withoutQuery(tt.text, tt.query); got != tt.want {
+			t.Errorf("withoutQuery(%q, %q) = %q, want %q", tt.text, tt.query, got, tt.want)
+		}
+	}
+}

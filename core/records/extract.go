@@ -1,0 +1,309 @@
+package records
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/dwcrawl/dwcrawl/core/page"
+)
+
+// Record is one record listed on a result page.
+type Record struct {
+	// URL is the record's own page (canonical, parameters that only repeat
+	// the query removed), "" when the record links nowhere.
+	URL string `json:"url,omitempty"`
+	// Title is the text of its link.
+	Title string `json:"title,omitempty"`
+	// Text is the record's visible text on the result page.
+	Text string `json:"text"`
+}
+
+// Result is what a result page shows.
+type Result struct {
+	Records []Record
+	// Wrapper is the record template the records were read with: the one
+	// given in Options when it matched, else the one found; its Parent is ""
+	// when no record region was found.
+	Wrapper Wrapper
+	// Learned is set when Wrapper was found on this page, not given.
+	Learned bool
+	// Score is the found region's score (its number of items, discounted
+	// for short text, missing or repeated links, navigation), 0 with a
+	// given wrapper or no region.
+	Score float64
+	// Total is the number of results the page states, -1 when it states
+	// none; TotalText is the phrase it was read from.
+	Total     int
+	TotalText string
+	// NoResults is the page's own phrase saying nothing matched ("" if none).
+	NoResults string
+	// Next is the control to the following result page, nil when none.
+	Next *Request
+	// Forms are the page's forms (page.Parse).
+	Forms []page.Form
+	// Title is the page's title; Text its visible text.
+	Title, Text string
+}
+
+// Options guide Extract.
+type Options struct {
+	// Wrapper is the site's record template learned from earlier result
+	// pages (zero: find it on this page).
+	Wrapper Wrapper
+	// Query is the query the page answers: parameters of the record links
+	// that only repeat it are removed.
+	Query string
+	// Page is the page's number among the query's result pages (0:
+	// unknown); it identifies numbered links and buttons to the next one.
+	Page int
+	// Template is the record-like regions of the page that holds the form
+	// (TemplateOf): a region at the same place of a result page whose links
+	// are mostly the same is the site's furniture (a "recent posts" box),
+	// not results.
+	Template *Template
+	// MinScore is the score a region found on the page needs to count as
+	// records (default 1.5, about two records with text and links).
+	MinScore float64
+}
+
+// Extract reads a result page fetched from base (its final URL): its
+// records, total, "no results" message and next-page control.
+func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
+	if base == nil {
+		return nil, fmt.Errorf("records: no base URL")
+	}
+	pg, err := page.Parse(body, "text/html; charset=utf-8", base)
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	doc, err := html.Parse(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("records: parse %s: %w", base, err)
+	}
+	if opt.MinScore <= 0 {
+		opt.MinScore = 1.5
+	}
+	root := build(doc)
+	q := newEcho(opt.Query)
+	res := &Result{Total: -1, Forms: pg.Forms, Title: pg.Title, Text: pg.Text}
+
+	var chosen []*region
+	fromWrapper := false
+	if opt.Wrapper.Known() {
+		if r := wrapped(root, opt.Wrapper); len(r.items) > 0 {
+			r.evaluate(base, q, nil)
+			chosen = append(chosen, r)
+			res.Wrapper, fromWrapper = opt.Wrapper, true
+		}
+	}
+	found := mine(root)
+	for _, r := range found {
+		r.evaluate(base, q, opt.Template.links(r))
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].score > found[j].score })
+	if len(chosen) == 0 && len(found) > 0 && found[0].score >= opt.MinScore {
+		best := found[0]
+		// with a template known, a region of another kind of record is not
+		// this site's results (a no-results page with a "popular" box)
+		if !opt.Wrapper.Known() || best.pattern == opt.Wrapper.Pattern {
+			chosen = append(chosen, best)
+			res.Wrapper = Wrapper{Parent: best.parentPath, Item: best.shape, Classes: best.classes, Pattern: best.pattern}
+			res.Learned, res.Score = !opt.Wrapper.Known(), best.score
+		}
+	}
+	if len(chosen) > 0 {
+		main := chosen[0]
+		for _, r := range found {
+			if r == main || r.nav || r.template > 0.5 || r.score < opt.MinScore || r.pattern == "" || r.pattern != main.pattern {
+				continue
+			}
+			if overlaps(r, chosen) {
+				continue
+			}
+			chosen = append(chosen, r)
+		}
+	}
+	inRecord := map[*html.Node]bool{}
+	seen := map[string]bool{}
+	type placed struct {
+		order int
+		rec   Record
+	}
+	var recs []placed
+	order := docOrder(doc)
+	for _, r := range chosen {
+		for i, it := range r.items {
+			inRecord[it.n] = true
+			l := r.links[i]
+			rec := Record{URL: l.url, Title: l.text, Text: textOf(it.n)}
+			key := rec.URL
+			if key == "" {
+				key = "text:" + rec.Text
+			}
+			if seen[key] || rec.Text == "" && rec.URL == "" {
+				continue
+			}
+			seen[key] = true
+			recs = append(recs, placed{order[it.n], rec})
+		}
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].order < recs[j].order })
+	for _, p := range recs {
+		res.Records = append(res.Records, p.rec)
+	}
+
+	before, after := outsideText(doc, inRecord)
+	for _, t := range []string{before, after} {
+		if n, phrase := findTotal(t); n >= 0 {
+			res.Total, res.TotalText = n, phrase
+			break
+		}
+	}
+	for _, t := range []string{before, after} {
+		if p := saysNoResults(t); p != "" {
+			res.NoResults = p
+			break
+		}
+	}
+	if res.NoResults != "" && !fromWrapper && res.Total <= 0 {
+		// the page says nothing matched: a region found on it is furniture
+		// ("popular pages")
+		res.Records, res.Wrapper, res.Learned, res.Score = nil, Wrapper{}, false, 0
+		inRecord = map[*html.Node]bool{}
+	}
+	if res.Total < 0 && res.NoResults != "" && len(res.Records) == 0 {
+		res.Total, res.TotalText = 0, res.NoResults
+	}
+	res.Next = findNext(doc, pg.Forms, base, base.String(), opt.Page, inRecord)
+	return res, nil
+}
+
+// Template is what a page's record-like regions link to, by place.
+type Template struct {
+	regions map[string]map[string]bool // parent path | shape -> links
+}
+
+// TemplateOf reads the record-like regions of a page (the page that holds
+// a form) and their links.
+func TemplateOf(body []byte, base *url.URL) (*Template, error) {
+	doc, err := html.Parse(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("records: parse %s: %w", base, err)
+	}
+	t := &Template{regions: map[string]map[string]bool{}}
+	for _, r := range mine(build(doc)) {
+		key := r.parentPath + "|" + r.shape
+		m := t.regions[key]
+		if m == nil {
+			m = map[string]bool{}
+			t.regions[key] = m
+		}
+		for _, it := range r.items {
+			if l := primaryLink(it.n, base); l.url != "" {
+				m[l.url] = true
+			}
+		}
+	}
+	return t, nil
+}
+
+// links returns the links of the template's region at r's place (nil when
+// the template has none there).
+func (t *Template) links(r *region) map[string]bool {
+	if t == nil {
+		return nil
+	}
+	return t.regions[r.parentPath+"|"+r.shape]
+}
+
+// overlaps reports whether r's items contain or lie in items of the chosen
+// regions.
+func overlaps(r *region, chosen []*region) bool {
+	in := map[*node]bool{}
+	for _, c := range chosen {
+		for _, it := range c.items {
+			in[it] = true
+		}
+	}
+	for _, it := range r.items {
+		for a := it; a != nil; a = a.parent {
+			if in[a] {
+				return true
+			}
+		}
+	}
+	for _, c := range chosen {
+		for _, it := range c.items {
+			for a := it.parent; a != nil; a = a.parent {
+				for _, x := range r.items {
+					if x == a {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// docOrder numbers the elements of doc in document order.
+func docOrder(doc *html.Node) map[*html.Node]int {
+	m := map[*html.Node]int{}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				m[c] = len(m)
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	return m
+}
+
+// outsideText returns the visible text before the first record and after
+// the last one (everything when there are none), the records' own text
+// left out: a count or "no results" message is the page's, not a record's
+// ("44 hits" in a DokuWiki result).
+func outsideText(doc *html.Node, inRecord map[*html.Node]bool) (before, after string) {
+	var b, a strings.Builder
+	seen := false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				w := &b
+				if seen {
+					w = &a
+				}
+				w.WriteString(c.Data)
+				w.WriteByte(' ')
+			case html.ElementNode:
+				if skipped[c.DataAtom] || c.Data == "select" {
+					continue
+				}
+				if inRecord[c] {
+					seen = true
+					continue
+				}
+				if blockTags[c.DataAtom] {
+					if seen {
+						a.WriteByte(' ')
+					} else {
+						b.WriteByte(' ')
+					}
+				}
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	return strings.Join(strings.Fields(b.String()), " "), strings.Join(strings.Fields(a.String()), " ")
+}

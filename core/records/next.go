@@ -1,0 +1,284 @@
+package records
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/dwcrawl/dwcrawl/core/canon"
+	"github.com/dwcrawl/dwcrawl/core/page"
+)
+
+// Request is how to get a result page: a link to follow or a form to
+// submit.
+type Request struct {
+	// Method is "GET" or "POST".
+	Method string `json:"method"`
+	// URL is the page (GET) or the form's action (POST).
+	URL string `json:"url"`
+	// Values is the POST body.
+	Values url.Values `json:"values,omitempty"`
+	// Control says what the page offered: "rel-next" (a link with
+	// rel=next), "link" (a link saying next), "number" (a link to the
+	// following page number), "button" (a form's submit button).
+	Control string `json:"control"`
+}
+
+// Control names, from the most to the least certain.
+const (
+	ControlRelNext = "rel-next"
+	ControlLink    = "link"
+	ControlButton  = "button"
+	ControlNumber  = "number"
+)
+
+// nextWords are the captions of a next-page control once lower-cased and
+// stripped of punctuation and arrows.
+var nextWords = regexp.MustCompile(`^(next|next page|next results?|next \d+( results)?|more|more results|show more|older|older posts|older entries|older articles|suivant|suivante|page suivante|weiter|nächste|nächste seite|siguiente|siguientes|successiva|successivo|avanti|próxima|próximo|seguinte|volgende|næste|nästa|neste|następna|další|dalej|далее|следующая|次へ|下一页)$`)
+
+// arrowNext are captions that are only an arrow pointing forward.
+var arrowNext = map[string]bool{"»": true, "›": true, ">": true, ">>": true, "→": true, "→→": false, "⟩": true, "❯": true, "▶": true, "▸": true}
+
+// backWords mark controls that go back or jump to the ends.
+var backWords = regexp.MustCompile(`\b(prev|previous|newer|back|first|last|zurück|précédent|anterior)\b`)
+
+// normCaption lower-cases a caption and strips brackets and punctuation
+// around it ("[next]", "Next »", "Older posts").
+func normCaption(s string) string {
+	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	s = strings.Trim(s, " []()|:.,;-_*'\"«")
+	return s
+}
+
+// nextCaption reports whether a caption says "next page".
+func nextCaption(s string) bool {
+	c := normCaption(s)
+	if c == "" || backWords.MatchString(c) {
+		return false
+	}
+	if arrowNext[c] {
+		return true
+	}
+	words := strings.TrimSpace(strings.TrimRight(c, " »›>→❯▶▸"))
+	return nextWords.MatchString(words)
+}
+
+var pageNumber = regexp.MustCompile(`^(?:page\s+)?(\d{1,5})$`)
+
+// captionNumber returns the page number a caption names, 0 for none.
+func captionNumber(s string) int {
+	m := pageNumber.FindStringSubmatch(normCaption(s))
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// pagerText reports whether a link text belongs to a pager: a number, or
+// next/previous/first/last.
+func pagerText(s string) bool {
+	if captionNumber(s) > 0 || nextCaption(s) {
+		return true
+	}
+	c := normCaption(s)
+	return backWords.MatchString(c) || c == "«" || c == "‹" || c == "<" || c == "<<"
+}
+
+// classSaysNext reports whether an element's class, id or rel names the
+// next page ("next page-numbers", "mw-nextlink", "pager-next").
+func classSaysNext(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "class", "id":
+			v := strings.ToLower(a.Val)
+			if strings.Contains(v, "next") && !strings.Contains(v, "prev") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// findNext returns the page's control to the following page. current is
+// the page's own URL, pageNum its number (0: unknown), inRecord tells the
+// elements of the records apart (a record titled "Next Generation" is not
+// a pager).
+func findNext(doc *html.Node, forms []page.Form, base *url.URL, current string, pageNum int, inRecord map[*html.Node]bool) *Request {
+	var relNext, word, number *Request
+	var wordBtn, numberBtn *Request
+	formIdx := -1
+	var walk func(n *html.Node, form int)
+	walk = func(n *html.Node, form int) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || inRecord[c] {
+				continue
+			}
+			f := form
+			switch c.DataAtom {
+			case atom.Form:
+				formIdx++
+				f = formIdx
+			case atom.Script, atom.Style, atom.Template:
+				continue
+			case atom.Link:
+				if relNext == nil && relHasNext(c) {
+					if u := resolveHref(base, c, current); u != "" {
+						relNext = &Request{Method: "GET", URL: u, Control: ControlRelNext}
+					}
+				}
+			case atom.A:
+				href := resolveHref(base, c, current)
+				if href == "" {
+					break
+				}
+				t := textOf(c)
+				switch {
+				case relNext == nil && relHasNext(c):
+					relNext = &Request{Method: "GET", URL: href, Control: ControlRelNext}
+				case word == nil && (nextCaption(t) || (classSaysNext(c) && !pagerBack(t))):
+					word = &Request{Method: "GET", URL: href, Control: ControlLink}
+				case word == nil && c.Parent != nil && c.Parent.DataAtom == atom.Li && classSaysNext(c.Parent) && !pagerBack(t):
+					word = &Request{Method: "GET", URL: href, Control: ControlLink}
+				case number == nil && pageNum > 0 && captionNumber(t) == pageNum+1:
+					number = &Request{Method: "GET", URL: href, Control: ControlNumber}
+				}
+				continue
+			case atom.Input, atom.Button:
+				if f < 0 || f >= len(forms) {
+					if fa, ok := attr(c, "form"); ok {
+						f = formByID(forms, fa)
+					}
+				}
+				if f < 0 || f >= len(forms) {
+					break
+				}
+				if _, off := attr(c, "disabled"); off {
+					break
+				}
+				name, _ := attr(c, "name")
+				value, _ := attr(c, "value")
+				typ, _ := attr(c, "type")
+				typ = strings.ToLower(typ)
+				if c.DataAtom == atom.Input && typ != "submit" && typ != "image" {
+					break
+				}
+				if c.DataAtom == atom.Button && typ != "" && typ != "submit" {
+					break
+				}
+				caption := value
+				if c.DataAtom == atom.Button {
+					caption = textOf(c)
+				} else if typ == "image" {
+					caption, _ = attr(c, "alt")
+				}
+				// an arrow alone on a button is as often "go" (DokuWiki's
+				// tools menu) as "next": only a pager's arrow counts
+				isNext := (nextCaption(caption) && !arrowNext[normCaption(caption)]) || nextCaption(name) && !arrowNext[normCaption(name)] ||
+					arrowNext[normCaption(caption)] && numberedButtons(&forms[f]) >= 2
+				isNum := pageNum > 0 && captionNumber(caption) == pageNum+1
+				if !isNext && !isNum {
+					break
+				}
+				r := buttonRequest(&forms[f], c.DataAtom == atom.Button, name, value, typ)
+				if r == nil {
+					break
+				}
+				if isNext && wordBtn == nil {
+					wordBtn = r
+				} else if isNum && numberBtn == nil {
+					numberBtn = r
+				}
+			}
+			walk(c, f)
+		}
+	}
+	walk(doc, -1)
+	for _, r := range []*Request{relNext, word, wordBtn, number, numberBtn} {
+		if r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// numberedButtons counts the submit buttons of f captioned with a number.
+func numberedButtons(f *page.Form) int {
+	n := 0
+	for _, i := range f.Submitters() {
+		if captionNumber(f.Fields[i].Value) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func pagerBack(t string) bool { return backWords.MatchString(normCaption(t)) }
+
+func relHasNext(n *html.Node) bool {
+	v, ok := attr(n, "rel")
+	if !ok {
+		return false
+	}
+	for _, t := range strings.Fields(strings.ToLower(v)) {
+		if t == "next" {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveHref is the canonical http(s) URL of an element's href, "" when
+// it has none, it is a fragment or script, or it is the current page.
+func resolveHref(base *url.URL, n *html.Node, current string) string {
+	href, ok := attr(n, "href")
+	if !ok || strings.HasPrefix(strings.TrimSpace(href), "#") {
+		return ""
+	}
+	u, err := canon.Resolve(base, href)
+	if err != nil || u == current {
+		return ""
+	}
+	return u
+}
+
+func formByID(forms []page.Form, id string) int {
+	for i := range forms {
+		if forms[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// buttonRequest is the submission of f with the button (tag button or
+// input of type typ, named name with value value) as its submitter.
+func buttonRequest(f *page.Form, isButton bool, name, value, typ string) *Request {
+	sub := page.NoSubmitter
+	for i, fl := range f.Fields {
+		if fl.Name != name || fl.Value != value {
+			continue
+		}
+		if (isButton && fl.Tag == "button") || (!isButton && fl.Tag == "input" && fl.Type == typ) {
+			sub = i
+			break
+		}
+	}
+	vals := f.DataSet(sub)
+	if sub == page.NoSubmitter && name != "" {
+		vals.Set(name, value)
+	}
+	s, err := f.Submit(vals)
+	if err != nil {
+		return nil
+	}
+	r := &Request{Method: s.Method, URL: s.URL, Control: ControlButton}
+	if s.Method == "POST" {
+		r.Values = vals
+	}
+	return r
+}
