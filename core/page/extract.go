@@ -301,6 +301,10 @@ func (w *walker) control(n *html.Node) {
 			fs.f.Checked = true
 		case "required":
 			fs.f.Required = true
+		case "size":
+			fs.f.Size = max(atoi(strings.TrimSpace(a.Val)), 0)
+		case "maxlength":
+			fs.f.MaxLength = max(atoi(strings.TrimSpace(a.Val)), 0)
 		case "multiple":
 			if n.DataAtom == atom.Select {
 				typ = "select-multiple"
