@@ -101,6 +101,7 @@ func isTextType(t string) bool {
 
 func newView(f *page.Form) *view {
 	v := &view{f: f}
+	links := tokenize(f.LinkText)
 	for i := range f.Fields {
 		fd := &f.Fields[i]
 		typ := strings.ToLower(strings.TrimSpace(fd.Type))
@@ -155,18 +156,18 @@ func newView(f *page.Form) *view {
 			v.labels++
 		}
 		v.names = append(v.names, tokenize(fd.Name+" "+fd.ID)...)
-		hint := fd.Placeholder
+		v.hints = append(v.hints, tokenize(fd.Placeholder)...)
 		if fd.Label != fd.Placeholder { // the label falls back to the placeholder
-			hint += " " + fd.Label
+			// a label taken from the nearby text may be a link's text
+			v.hints = append(v.hints, without(tokenize(fd.Label), links)...)
 		}
-		v.hints = append(v.hints, tokenize(hint)...)
 	}
 	for _, s := range f.Submits {
 		v.captions = append(v.captions, tokenize(s)...)
 	}
 	v.action = actionTokens(f.Action)
 	v.attrs = tokenize(f.ID + " " + f.Name + " " + f.Class)
-	v.words = tokenize(capText(f.Text))
+	v.words = without(tokenize(capText(f.Text)), links)
 	v.countGroups()
 	return v
 }
@@ -240,7 +241,7 @@ func b2f(b bool) float64 {
 var structural = buildStructural()
 
 // structuralVersion identifies the attribute list a model was trained on.
-const structuralVersion = 2
+const structuralVersion = 3
 
 func buildStructural() []feature {
 	fs := []feature{
@@ -412,7 +413,7 @@ func (v *view) tokens() []string {
 	add("f:", v.attrs)
 	add("s:", v.captions)
 	add("p:", v.hints)
-	add("t:", text.Terms(capText(f.Text)))
+	add("t:", without(text.Terms(capText(f.Text)), text.Terms(f.LinkText)))
 	for _, fd := range f.Fields {
 		typ := strings.ToLower(fd.Type)
 		if typ == "" {

@@ -92,6 +92,11 @@ func (h *HIFI) ClassifyIn(f *page.Form, ev Evidence) Decision {
 		// (compare revisions, log out, add to cart) queries nothing
 		why, p = append([]string{"no field to fill in or choose"}, why...), 0
 	}
+	if p >= minS && optionsOnly(a) {
+		// choices and a count, and no word of its own about searching: a
+		// listing's display options (how many rows, which kinds), not a query
+		why, p = append([]string{"display options: only choices and count boxes, no search words of its own"}, why...), 0
+	}
 	d.PSearchable = p
 	d.Reasons = firstN(why, maxReasons-1)
 	if p >= minS {

@@ -2,6 +2,7 @@ package page
 
 import (
 	"net/url"
+	"sort"
 	"strings"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
@@ -119,6 +120,7 @@ func (w *walker) pageForms(full string, base *url.URL, pageURL string) []Form {
 		}
 		f.Text = between(full, fs.start, fs.regionEnd)
 		f.Context = lastWords(full, fs.start, FormContextWords)
+		f.LinkText = w.linkText(full, fs.start, fs.regionEnd)
 		f.Fields = make([]Field, len(fs.fields))
 		for j, fd := range fs.fields {
 			f.Fields[j] = fd.f
@@ -130,6 +132,20 @@ func (w *walker) pageForms(full string, base *url.URL, pageURL string) []Form {
 		forms[i] = f
 	}
 	return forms
+}
+
+// linkText is the text of the links that lie within [lo, hi) of full
+// (w.links are in document order: a page with many forms and links costs a
+// search per form, not a pass over every link).
+func (w *walker) linkText(full string, lo, hi int) string {
+	var b strings.Builder
+	i := sort.Search(len(w.links), func(i int) bool { return w.links[i].start >= lo })
+	for ; i < len(w.links) && w.links[i].start < hi; i++ {
+		if l := &w.links[i]; l.end <= hi && l.end > l.start {
+			appendWords(&b, between(full, l.start, l.end))
+		}
+	}
+	return b.String()
 }
 
 // assign adds a control to the forms that own it: the form its form

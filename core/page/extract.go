@@ -303,6 +303,10 @@ func (w *walker) control(n *html.Node) {
 			fs.f.Required = true
 		case "disabled":
 			fs.f.Disabled = true
+		case "size":
+			fs.f.Size = max(atoi(strings.TrimSpace(a.Val)), 0)
+		case "maxlength":
+			fs.f.MaxLength = max(atoi(strings.TrimSpace(a.Val)), 0)
 		case "multiple":
 			if n.DataAtom == atom.Select {
 				typ = "select-multiple"

@@ -69,6 +69,10 @@ type Form struct {
 	// Context is the (up to) FormContextWords words of page text before the
 	// form.
 	Context string
+	// LinkText is the text of the links inside the form, space-separated:
+	// part of Text, but navigation ("Advanced", "Search" pointing to
+	// another page) rather than words about the form's own fields.
+	LinkText string
 }
 
 // Field is one form control.
@@ -101,6 +105,10 @@ type Field struct {
 	// Disabled is set by the disabled attribute: a browser submits no
 	// value for the control.
 	Disabled bool `json:",omitempty"`
+	// Size and MaxLength are the size and maxlength attributes (0 when
+	// missing or not a number): how many characters the box shows and
+	// takes, a hint of a number box or a text box.
+	Size, MaxLength int
 }
 
 // Option is one <option> of a select.

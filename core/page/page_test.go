@@ -375,3 +375,42 @@ func TestHostileInputs(t *testing.T) {
 		t.Errorf("600 nested divs: want an error from the tree builder")
 	}
 }
+
+// TestBoxSizesAndLinkText checks the size and maxlength of
+// controls and the text of the links inside each form (and only those).
+func TestBoxSizesAndLinkText(t *testing.T) {
+	const doc = `<a href="/before">Before</a>
+<form action="/timeline"><a href="/adv">Advanced</a> <a href="/search">Search</a>
+Max:<input name=n size=4 maxlength="4"> <input name=q size=" 40 " maxlength=x>
+<select name=y><option>All</option></select></form>
+<a href="/between">Between</a>
+<form action="/s"><input name=s><input type=submit value=Search></form>`
+	p, err := Parse([]byte(doc), "text/html", mustURL(t, fixtureURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Forms) != 2 {
+		t.Fatalf("got %d forms, want 2", len(p.Forms))
+	}
+	f := p.Forms[0]
+	if got := f.LinkText; got != "Advanced Search" {
+		t.Errorf("form 0 link text = %q, want %q", got, "Advanced Search")
+	}
+	if got := p.Forms[1].LinkText; got != "" {
+		t.Errorf("form 1 link text = %q, want none", got)
+	}
+	tests := []struct {
+		name            string
+		size, maxLength int
+	}{
+		{"n", 4, 4},
+		{"q", 40, 0}, // a maxlength that is not a number is none
+		{"y", 0, 0},
+	}
+	for _, tc := range tests {
+		fd := field(t, f, tc.name)
+		if fd.Size != tc.size || fd.MaxLength != tc.maxLength {
+			t.Errorf("%s: size %d maxlength %d, want %d %d", tc.name, fd.Size, fd.MaxLength, tc.size, tc.maxLength)
+		}
+	}
+}
