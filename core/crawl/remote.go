@@ -58,7 +58,7 @@ type OutLinks struct {
 // to its coordinator. The pages and forms were reported page by page.
 type SiteOutcome struct {
 	Site   string           `json:"site"`
-	Status store.SiteStatus `json:"status"` // failed, relevant or irrelevant
+	Status store.SiteStatus `json:"status"` // failed, relevant, cut or irrelevant
 	Pages  int              `json:"pages"`
 	Forms  int              `json:"forms"` // searchable forms
 	Deep   bool             `json:"deep,omitempty"`
@@ -212,6 +212,22 @@ func (t *twoStage) exploreRemote(ctx context.Context, it frontier.Item) error {
 	}
 }
 
+// dispatched reports whether a coordinator has handed site to an explorer
+// whose outcome is not applied yet. Its reverse search leaves the site's
+// pages to that explorer: the explorer cannot see a page the coordinator
+// records after the dispatch (nor the coordinator one the explorer has not
+// reported yet), so both would fetch it, one page of the budget lost, and
+// the host would have two crawlers at once.
+func (t *twoStage) dispatched(site string) bool {
+	if t.e.coord == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := t.known[site]
+	return k != nil && k.started && !k.explored
+}
+
 // errFound ends a scan early.
 var errFound = errors.New("found")
 
@@ -285,7 +301,7 @@ func (e *Engine) ApplyOutcome(ctx context.Context, o SiteOutcome) (Applied, erro
 		}
 	}
 	rec.Status, rec.Pages, rec.Forms, rec.Deep, rec.VisitedAt = o.Status, o.Pages, o.Forms, o.Deep, time.Now()
-	if rec.Status != store.SiteFailed && rec.Status != store.SiteRelevant {
+	if rec.Status != store.SiteFailed && rec.Status != store.SiteRelevant && rec.Status != store.SiteCut {
 		rec.Status = store.SiteIrrelevant
 	}
 	if rec.Deep && t.smart && o.HomeText != "" {

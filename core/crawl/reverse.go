@@ -103,6 +103,9 @@ func (t *twoStage) reverseSearch(ctx context.Context) (queued int, err error) {
 			if ok && st.State != 0 {
 				continue // fetched already (as a page of a site, or an earlier centre page)
 			}
+			if t.dispatched(canon.Site(u)) {
+				continue
+			}
 			v, err := e.visit(ctx, u, "reverse:"+target, 0, nil)
 			if err != nil {
 				return queued, err
