@@ -58,7 +58,7 @@ type OutLinks struct {
 // to its coordinator. The pages and forms were reported page by page.
 type SiteOutcome struct {
 	Site   string           `json:"site"`
-	Status store.SiteStatus `json:"status"` // failed, relevant or irrelevant
+	Status store.SiteStatus `json:"status"` // failed, relevant, cut or irrelevant
 	Pages  int              `json:"pages"`
 	Forms  int              `json:"forms"` // searchable forms
 	Deep   bool             `json:"deep,omitempty"`
@@ -120,6 +120,9 @@ type coordination struct {
 	// guarded by t.mu.
 	waiting  map[string]chan struct{}
 	applying int
+	// revSite is the site of the page reverse search is fetching (guarded
+	// by t.mu): it is not dispatched meanwhile (reverseVisit).
+	revSite string
 }
 
 func newCoordination() *coordination {
@@ -163,6 +166,9 @@ func (t *twoStage) exploreRemote(ctx context.Context, it frontier.Item) error {
 	e := t.e
 	site := it.URL
 	t.mu.Lock()
+	for e.coord.revSite == site && ctx.Err() == nil {
+		t.cond.Wait()
+	}
 	k := t.known[site]
 	if k == nil {
 		k = &knownSite{}
@@ -210,6 +216,38 @@ func (t *twoStage) exploreRemote(ctx context.Context, it frontier.Item) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// reverseVisit reports whether a coordinator's reverse search may fetch a
+// page of site, and if so holds the site's dispatch until reverseVisited.
+// A site handed to an explorer whose outcome is not applied yet is left to
+// it: the explorer cannot see a page the coordinator records after the
+// dispatch (nor the coordinator one the explorer has not reported yet), so
+// both would fetch it, one page of the budget lost, and the host would have
+// two crawlers at once.
+func (t *twoStage) reverseVisit(site string) bool {
+	if t.e.coord == nil {
+		return true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if k := t.known[site]; k != nil && k.started && !k.explored {
+		return false
+	}
+	t.e.coord.revSite = site
+	return true
+}
+
+// reverseVisited lets the site of the last reverseVisit be dispatched: its
+// page is recorded, and the dispatch tells the explorer to import it.
+func (t *twoStage) reverseVisited() {
+	if t.e.coord == nil {
+		return
+	}
+	t.mu.Lock()
+	t.e.coord.revSite = ""
+	t.cond.Broadcast()
+	t.mu.Unlock()
 }
 
 // errFound ends a scan early.
@@ -285,7 +323,7 @@ func (e *Engine) ApplyOutcome(ctx context.Context, o SiteOutcome) (Applied, erro
 		}
 	}
 	rec.Status, rec.Pages, rec.Forms, rec.Deep, rec.VisitedAt = o.Status, o.Pages, o.Forms, o.Deep, time.Now()
-	if rec.Status != store.SiteFailed && rec.Status != store.SiteRelevant {
+	if rec.Status != store.SiteFailed && rec.Status != store.SiteRelevant && rec.Status != store.SiteCut {
 		rec.Status = store.SiteIrrelevant
 	}
 	if rec.Deep && t.smart && o.HomeText != "" {

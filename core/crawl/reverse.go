@@ -103,7 +103,11 @@ func (t *twoStage) reverseSearch(ctx context.Context) (queued int, err error) {
 			if ok && st.State != 0 {
 				continue // fetched already (as a page of a site, or an earlier centre page)
 			}
+			if !t.reverseVisit(canon.Site(u)) {
+				continue
+			}
 			v, err := e.visit(ctx, u, "reverse:"+target, 0, nil)
+			t.reverseVisited()
 			if err != nil {
 				return queued, err
 			}
