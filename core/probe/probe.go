@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"net/url"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -241,7 +240,7 @@ func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQ
 		return w
 	}
 	q.Records, q.Total, q.NoResults = len(res.Records), res.Total, res.NoResults
-	q.Signature = signature(res.Records)
+	q.Signature = records.Signature(res.Records)
 	if q.Records == 0 && passwordPage(res.Forms) {
 		q.Login = true
 	}
@@ -278,27 +277,6 @@ func passwordPage(forms []page.Form) bool {
 		}
 	}
 	return false
-}
-
-// signature identifies the set of records listed.
-func signature(recs []records.Record) string {
-	if len(recs) == 0 {
-		return ""
-	}
-	keys := make([]string, len(recs))
-	for i, r := range recs {
-		keys[i] = r.URL
-		if keys[i] == "" {
-			keys[i] = r.Text
-		}
-	}
-	sort.Strings(keys)
-	h := fnv.New64a()
-	for _, k := range keys {
-		h.Write([]byte(k))
-		h.Write([]byte{0})
-	}
-	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // wordRE matches the words of a text.

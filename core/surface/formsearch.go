@@ -2,13 +2,10 @@ package surface
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 
@@ -356,7 +353,7 @@ func (s *FormSearcher) read(ctx context.Context, query string, pageNum int, req 
 		s.mu.Unlock()
 	}
 	out.Records, out.Total, out.NoResults, out.Size = len(res.Records), res.Total, res.NoResults, len(resp.Body)
-	out.Signature = signature(res.Records)
+	out.Signature = records.Signature(res.Records)
 	return res, out, nil
 }
 
@@ -401,27 +398,6 @@ func (s *FormSearcher) PageText(ctx context.Context) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.pageText
-}
-
-// signature identifies a set of records by their URLs (else texts).
-func signature(recs []records.Record) string {
-	if len(recs) == 0 {
-		return ""
-	}
-	keys := make([]string, len(recs))
-	for i, r := range recs {
-		keys[i] = r.URL
-		if keys[i] == "" {
-			keys[i] = r.Text
-		}
-	}
-	sort.Strings(keys)
-	h := sha1.New()
-	for _, k := range keys {
-		h.Write([]byte(k))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // maxDetailed bounds the record pages remembered as fetched.
