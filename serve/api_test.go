@@ -125,6 +125,44 @@ func TestBadRequests(t *testing.T) {
 	}
 }
 
+// TestHostCheck: a loopback server without a token answers only loopback
+// host names (DNS rebinding); a token makes the name irrelevant.
+func TestHostCheck(t *testing.T) {
+	web := testWeb(t)
+	for _, tc := range []struct {
+		name  string
+		token string
+		host  string
+		want  int
+	}{
+		{"loopback IP", "", "127.0.0.1", http.StatusOK},
+		{"localhost with port", "", "localhost:8080", http.StatusOK},
+		{"IPv6 loopback", "", "[::1]:8080", http.StatusOK},
+		{"rebound name", "", "evil.example:8080", http.StatusMisdirectedRequest},
+		{"private address", "", "192.168.1.5", http.StatusMisdirectedRequest},
+		{"rebound name with a token", "s3cret", "evil.example", http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, "", web, func(o *serve.Options) { o.Token = tc.token })
+			for _, p := range []string{"/api/crawls", "/metrics", "/"} {
+				code, b := h.do("GET", p, "", "Host", tc.host)
+				if code != tc.want {
+					t.Fatalf("GET %s with Host %q: status %d, want %d: %s", p, tc.host, code, tc.want, b)
+				}
+				if code == http.StatusMisdirectedRequest && !strings.Contains(string(b), tc.host) {
+					t.Fatalf("the refusal does not name the host: %s", b)
+				}
+			}
+			if tc.want != http.StatusOK {
+				body := `{"profile": "` + filepath.Join(domainsDir(t), "auto.lua") + `", "testbed": true, "pages": 20}`
+				if code, b := h.do("POST", "/api/crawls", body, "Host", tc.host); code != tc.want {
+					t.Fatalf("POST with Host %q: status %d, want %d: %s", tc.host, code, tc.want, b)
+				}
+			}
+		})
+	}
+}
+
 func TestToken(t *testing.T) {
 	if _, err := serve.New(serve.Options{Root: t.TempDir(), Loopback: false, Runner: &app.ServeRunner{}}); !errors.Is(err, serve.ErrNoToken) {
 		t.Fatalf("a non-loopback server without a token: err = %v, want ErrNoToken", err)

@@ -115,7 +115,9 @@ func (h *harness) do(method, path, body string, hdr ...string) (int, []byte) {
 		req.Header.Set("Authorization", "Bearer "+h.token)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
-		if hdr[i+1] == "" {
+		if hdr[i] == "Host" { // the client sends req.Host, not a Host header
+			req.Host = hdr[i+1]
+		} else if hdr[i+1] == "" {
 			req.Header.Del(hdr[i])
 		} else {
 			req.Header.Set(hdr[i], hdr[i+1])

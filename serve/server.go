@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -114,8 +115,38 @@ func New(opt Options) (*Server, error) {
 	return s, nil
 }
 
-// Handler returns the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler returns the server's HTTP handler. A loopback server without a
+// token answers only requests addressed to a loopback name: a web page
+// could otherwise rebind its own host name to 127.0.0.1 and, being
+// same-origin with itself, read and drive the API from the user's browser.
+func (s *Server) Handler() http.Handler {
+	if !s.opt.Loopback || s.opt.Token != "" {
+		return s.mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackHost(r.Host) {
+			writeJSON(w, http.StatusMisdirectedRequest, map[string]string{"error": fmt.Sprintf(
+				"host %q refused: this server listens on loopback without a token and answers only localhost, 127.0.0.1 or [::1]", r.Host)})
+			return
+		}
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether a Host header names loopback: localhost
+// (or a name under .localhost) or a loopback IP, with or without a port.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
 
 // Close stops every running job (they are marked interrupted, so a server
 // started with Options.Resume continues them) and closes the stores.
