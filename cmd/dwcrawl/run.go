@@ -160,6 +160,7 @@ func runCmd(c *cli.Context) error {
 			WARC *app.WARCSummary `json:"warc,omitempty"`
 		}{sn, cr.WARC})
 	} else {
+		sn.ProbingOff = s.Profile.Probe.Queries == 0
 		fmt.Fprint(c.App.Writer, sn.Summary())
 		if cr.WARC != nil {
 			fmt.Fprintf(c.App.Writer, "warc                 %s\n", cr.WARC)
@@ -226,6 +227,7 @@ func runCluster(c *cli.Context, s app.CrawlOptions, dir string) error {
 	if c.Bool("json") {
 		writeJSON(c.App.Writer, sn)
 	} else {
+		sn.ProbingOff = s.Profile.Probe.Queries == 0
 		fmt.Fprint(c.App.Writer, sn.Summary())
 		fmt.Fprintf(c.App.Writer, "forms: dwcrawl forms --nats %s --crawl %s\n", url, name)
 	}

@@ -148,27 +148,30 @@ func (s *Stats) restore(db *store.DB) error {
 // Snapshot is a consistent-enough copy of the counters, for progress lines,
 // summaries and JSON output.
 type Snapshot struct {
-	Pages           int64         `json:"pages"`
-	Failed          int64         `json:"failed"`
-	Replayed        int64         `json:"replayed"`
-	Sites           int64         `json:"sites"`
-	RelevantSites   int64         `json:"relevant_sites"`
-	DeepSites       int64         `json:"deep_sites"`
-	Forms           int64         `json:"forms"`
-	SearchableForms int64         `json:"searchable_forms"`
-	RelevantForms   int64         `json:"relevant_forms"`
-	HarvestRate     float64       `json:"harvest_rate"`
-	ReverseTriggers int64         `json:"reverse_triggers"`
-	ReverseQueries  int64         `json:"reverse_queries"`
-	CentrePages     int64         `json:"centre_pages"`
-	LearnSites      int64         `json:"fss_rebuilds"`
-	LearnForms      int64         `json:"fsl_rebuilds"`
-	ProbedForms     int64         `json:"probed_forms"`
-	ProbeQueries    int64         `json:"probe_queries"`
-	FrontierSites   int64         `json:"frontier_sites"`
-	FrontierLinks   int64         `json:"frontier_links"`
-	Elapsed         time.Duration `json:"elapsed_ns"`
-	PagesPerSecond  float64       `json:"pages_per_second"`
+	Pages           int64   `json:"pages"`
+	Failed          int64   `json:"failed"`
+	Replayed        int64   `json:"replayed"`
+	Sites           int64   `json:"sites"`
+	RelevantSites   int64   `json:"relevant_sites"`
+	DeepSites       int64   `json:"deep_sites"`
+	Forms           int64   `json:"forms"`
+	SearchableForms int64   `json:"searchable_forms"`
+	RelevantForms   int64   `json:"relevant_forms"`
+	HarvestRate     float64 `json:"harvest_rate"`
+	ReverseTriggers int64   `json:"reverse_triggers"`
+	ReverseQueries  int64   `json:"reverse_queries"`
+	CentrePages     int64   `json:"centre_pages"`
+	LearnSites      int64   `json:"fss_rebuilds"`
+	LearnForms      int64   `json:"fsl_rebuilds"`
+	// ProbingOff says the profile turned probing off (the summary says
+	// so instead of counting zero probes); set by the caller.
+	ProbingOff     bool          `json:"-"`
+	ProbedForms    int64         `json:"probed_forms"`
+	ProbeQueries   int64         `json:"probe_queries"`
+	FrontierSites  int64         `json:"frontier_sites"`
+	FrontierLinks  int64         `json:"frontier_links"`
+	Elapsed        time.Duration `json:"elapsed_ns"`
+	PagesPerSecond float64       `json:"pages_per_second"`
 	// Failures counts the URLs whose latest fetch failed (or that the
 	// scope refused), by cause (fetch.Cause labels and "scope").
 	Failures map[string]int64 `json:"failures"`
@@ -238,11 +241,18 @@ forms                %d (%d searchable, %d relevant)
 harvest rate         %.4f relevant forms per page
 reverse searches     %d triggers, %d engine queries, %d centre pages
 adaptive learning    %d FSS rebuilds, %d FSL rebuilds
-probing              %d forms, %d probe queries
+probing              %s
 elapsed              %s (%.0f pages/s)
 `, sn.Pages, sn.Failed, sn.Replayed, sn.FailureLine(), sn.Sites, sn.RelevantSites, sn.DeepSites,
 		sn.Forms, sn.SearchableForms, sn.RelevantForms, sn.HarvestRate,
 		sn.ReverseTriggers, sn.ReverseQueries, sn.CentrePages, sn.LearnSites, sn.LearnForms,
-		sn.ProbedForms, sn.ProbeQueries,
+		sn.probingLine(),
 		sn.Elapsed.Round(time.Millisecond), sn.PagesPerSecond)
+}
+
+func (sn Snapshot) probingLine() string {
+	if sn.ProbingOff && sn.ProbeQueries == 0 {
+		return "off (the profile sets no probe = {queries = N})"
+	}
+	return fmt.Sprintf("%d forms, %d probe queries", sn.ProbedForms, sn.ProbeQueries)
 }
