@@ -418,3 +418,20 @@ func siteOf(t *testing.T, h *harness, id, url string) (store.Site, bool) {
 	}
 	return site, ok
 }
+
+// TestCrawlRecordsIdentity: a crawl the server runs records what its
+// directory holds, as `dwcrawl run` does, so `check` and a later `run
+// --dir` on it know it.
+func TestCrawlRecordsIdentity(t *testing.T) {
+	h := newHarness(t, "", testWeb(t), nil)
+	id := h.startCrawl(`{"profile": "` + filepath.Join(domainsDir(t), "auto.lua") + `", "testbed": true, "pages": 20, "strategy": "ache"}`)
+	h.waitDone(id, time.Minute)
+	h.close() // the server holds the store open until it stops
+	got, ok, err := store.PeekIdentity(filepath.Join(h.root, id))
+	if err != nil || !ok {
+		t.Fatalf("identity of %s: ok=%v err=%v", id, ok, err)
+	}
+	if got.Kind != store.KindCrawl || got.Profile != "auto" || got.Strategy != "ache" || got.ProfileHash == "" {
+		t.Fatalf("recorded identity %+v, want a crawl of profile auto with strategy ache", got)
+	}
+}

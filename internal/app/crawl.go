@@ -152,6 +152,8 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		if db, err = openCrawlDir(s); err != nil {
 			return nil, err
 		}
+	} else if err = recordCrawlIdentity(db, s, s.Logger); err != nil {
+		return nil, err
 	}
 	c.DB = db
 	fo := crawl.FetchOptions(p)

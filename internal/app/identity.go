@@ -126,24 +126,33 @@ func openCrawlDir(s CrawlOptions) (*store.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	have, ok, err = db.Identity()
-	record := false
-	if err == nil {
-		record, err = checkCrawlDir(s.Dir, have, ok, want, s.ContinueAs, discard)
-	}
-	if err == nil && record {
-		if ok && have.Profile != "" {
-			want.Created, want.Updated = have.Created, time.Now().UTC()
-		} else if ok {
-			want.Created = have.Created
-		}
-		err = db.SetIdentity(want)
-	}
-	if err != nil {
+	if err := recordCrawlIdentity(db, s, discard); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// recordCrawlIdentity checks the identity recorded in the open store db
+// against the crawl s describes (see checkCrawlDir) and records it when
+// new or changed: the same for a directory the crawl opens itself and for
+// a store a caller (the server) shares with it.
+func recordCrawlIdentity(db *store.DB, s CrawlOptions, log *slog.Logger) error {
+	want := crawlIdentity(s)
+	have, ok, err := db.Identity()
+	if err != nil {
+		return err
+	}
+	record, err := checkCrawlDir(s.Dir, have, ok, want, s.ContinueAs, log)
+	if err != nil || !record {
+		return err
+	}
+	if ok && have.Profile != "" {
+		want.Created, want.Updated = have.Created, time.Now().UTC()
+	} else if ok {
+		want.Created = have.Created
+	}
+	return db.SetIdentity(want)
 }
 
 var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
