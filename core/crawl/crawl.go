@@ -192,6 +192,8 @@ type Engine struct {
 	probing atomic.Int64
 	// seedPages are the URLs that stand for the seeds (failure records).
 	seedPages map[string]bool
+	// deepSeeds are the seeds below their site's homepage, by site.
+	deepSeeds map[string][]string
 }
 
 // New checks the options and prepares an engine over deps.Store.
@@ -234,7 +236,7 @@ func New(opt Options, deps Deps) (*Engine, error) {
 		opt.ProgressInterval = time.Second
 	}
 	e := &Engine{opt: opt, prof: opt.Profile, deps: deps, db: deps.Store, log: opt.Logger, limit: int64(opt.Pages),
-		seedPages: seedPageSet(opt.Seeds)}
+		seedPages: seedPageSet(opt.Seeds), deepSeeds: deepSeedPages(opt.Seeds)}
 	if opt.Reproducible {
 		e.turns = newTurns(opt.Workers)
 	}

@@ -125,6 +125,9 @@ func (x *siteExploration) inSite(ctx context.Context, home *visited) (err error)
 	if err := x.push(lf, home); err != nil {
 		return err
 	}
+	if err := x.pushSeedPages(lf); err != nil {
+		return err
+	}
 	if err := x.pushSitemaps(ctx, lf); err != nil {
 		return err
 	}
