@@ -138,9 +138,12 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 	order := docOrder(doc)
 	for _, r := range chosen {
 		for i, it := range r.items {
-			inRecord[it.n] = true
 			l := r.links[i]
 			rec := Record{URL: l.url, Title: l.text, Text: textOf(it.n)}
+			if pagerText(rec.Text) {
+				continue // the table's last row holds the pager (gitweb)
+			}
+			inRecord[it.n] = true
 			key := rec.URL
 			if key == "" {
 				key = "text:" + rec.Text

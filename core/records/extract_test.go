@@ -65,6 +65,14 @@ func TestExtract(t *testing.T) {
 			[]string{"http://music.test/doku.php?id=music:tempo", "http://music.test/doku.php?id=music:tempo_marking", "http://music.test/doku.php?id=music:allegro"},
 			-1, "", ""},
 		{"nothing.html", "http://music.test/doku.php?do=search&q=qzxv", "qzxv", 1, "", nil, 0, "", ""},
+		// gitweb: zebra rows ("dark", "light") whose first link, a search
+		// for the commit's author, is the same in every row; ';' between
+		// parameters; the table's last row holds the pager
+		{"gitweb.html", "http://git.test/?a=search&h=HEAD&p=cars.git&s=Add&st=commit", "Add", 1, "",
+			[]string{"http://git.test/?p=cars.git;a=commit;h=39b443db9e697b254733430a60ee00f86fb5ccbc", "http://git.test/?p=cars.git;a=commit;h=5d03e298d78ac934548fc7fc1bc492760c6a1694",
+				"http://git.test/?p=cars.git;a=commit;h=89bf583bdeccc34da6c06919c6fbbc2215b9b689", "http://git.test/?p=cars.git;a=commit;h=10885c46442e39a6eefc94a633dc47e7437883e3",
+				"http://git.test/?p=cars.git;a=commit;h=5e3071197a8f31243003129b6a0702e0dda23afe"},
+			-1, "http://git.test/?p=cars.git;a=search;h=HEAD;pg=1;s=Add;st=commit", ControlLink},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+tt.template, func(t *testing.T) {
@@ -96,6 +104,17 @@ func TestExtract(t *testing.T) {
 			for _, r := range res.Records {
 				if r.Title == "" || !strings.Contains(strings.ToLower(r.Text), strings.ToLower(r.Title)) {
 					t.Errorf("record %s: title %q not in its text %q", r.URL, r.Title, r.Text)
+				}
+			}
+			if res.Wrapper.Known() {
+				// the template learned here reads the same records
+				opt.Wrapper = res.Wrapper
+				again, err := Extract(fixture(t, tt.file), base, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Join(urls(again.Records), " "); got != strings.Join(tt.want, " ") {
+					t.Errorf("records through the learned template %+v\n got %s\nwant %s", res.Wrapper, got, strings.Join(tt.want, " "))
 				}
 			}
 		})
@@ -234,4 +253,21 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestInterleave(t *testing.T) {
+	for _, tc := range []struct {
+		a, b []int
+		want bool
+	}{
+		{[]int{0, 2, 4}, []int{1, 3, 5}, true},  // zebra rows
+		{[]int{0, 1, 2}, []int{3, 4}, false},    // two lists one after the other
+		{[]int{0, 5}, []int{2}, false},          // a lone element inside a list
+		{[]int{0, 1, 4, 5}, []int{2, 3}, false}, // a block inside a list: no element of the list between the block's
+		{[]int{0, 3, 6}, []int{1, 2, 4, 5}, true},
+	} {
+		if got := interleave(tc.a, tc.b); got != tc.want {
+			t.Errorf("interleave(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
 }

@@ -108,22 +108,65 @@ func mine(root *node) []*region {
 
 // clusterByClass splits elements of one shape into runs of similar classes
 // (Jaccard ≥ 0.5 with the first element of the cluster), in document order.
+// Clusters whose elements interleave are one list styled in turns (zebra
+// rows: gitweb's "dark" and "light", "odd" and "even"), and merge.
 func clusterByClass(kids []*node) [][]*node {
 	var out [][]*node
-	for _, k := range kids {
+	var pos [][]int // each cluster's indexes in kids
+	for at, k := range kids {
 		placed := false
 		for i := range out {
 			if jaccard(out[i][0].classes, k.classes) >= 0.5 {
 				out[i] = append(out[i], k)
+				pos[i] = append(pos[i], at)
 				placed = true
 				break
 			}
 		}
 		if !placed {
 			out = append(out, []*node{k})
+			pos = append(pos, []int{at})
+		}
+	}
+	for merged := true; merged && len(out) > 1; {
+		merged = false
+		for i := 0; i < len(out) && !merged; i++ {
+			for j := i + 1; j < len(out); j++ {
+				if !interleave(pos[i], pos[j]) {
+					continue
+				}
+				pos[i] = append(pos[i], pos[j]...)
+				sort.Ints(pos[i])
+				out[i] = out[i][:0]
+				for _, at := range pos[i] {
+					out[i] = append(out[i], kids[at])
+				}
+				out = append(out[:j], out[j+1:]...)
+				pos = append(pos[:j], pos[j+1:]...)
+				merged = true
+				break
+			}
 		}
 	}
 	return out
+}
+
+// interleave reports whether two sorted runs of sibling indexes alternate
+// (each has an element between two of the other's), each run of at least
+// two: a lone element inside a list is not a style in turns.
+func interleave(a, b []int) bool {
+	if len(a) < 2 || len(b) < 2 {
+		return false
+	}
+	inside := func(x, y []int) bool {
+		for _, v := range y {
+			if v > x[0] && v < x[len(x)-1] {
+				return true
+			}
+		}
+		return false
+	}
+	return inside(a, b) && inside(b, a)
 }
 
 // commonClasses are the classes every element of cl has.
@@ -160,7 +203,9 @@ func wrapped(root *node, w Wrapper) *region {
 		}
 		if p.tagPath() == w.Parent {
 			for _, c := range p.kids {
-				if c.control || (c.text == 0 && c.links == 0) || c.shape() != w.Item || jaccard(c.classes, w.Classes) < 0.5 {
+				// a wrapper without classes (zebra rows share none) takes
+				// the parent path and shape alone
+				if c.control || (c.text == 0 && c.links == 0) || c.shape() != w.Item || len(w.Classes) > 0 && jaccard(c.classes, w.Classes) < 0.5 {
 					continue
 				}
 				r.items = append(r.items, c)
@@ -235,11 +280,10 @@ func (r *region) evaluate(base *url.URL, q *echo, exclude map[string]bool) {
 	if len(r.items) > 0 && navLike(r.items[0]) {
 		r.nav = true
 	}
-	r.links = make([]link, n)
+	r.links = primaryLinks(r.items, base)
 	textSum, echoing := 0, 0
-	for i, it := range r.items {
+	for _, it := range r.items {
 		textSum += min(it.text, 400)
-		r.links[i] = primaryLink(it.n, base)
 		if q != nil && q.within(textOf(it.n)) {
 			echoing++
 		}
@@ -289,6 +333,82 @@ func (r *region) evaluate(base *url.URL, q *echo, exclude map[string]bool) {
 	}
 }
 
+// primaryLinks are the records' own links (see primaryLink), where a link
+// that several items of the region share is not an item's own: every row
+// of gitweb's search results first links to a search for its author.
+func primaryLinks(items []*node, base *url.URL) []link {
+	out := make([]link, len(items))
+	all := make([][]link, len(items))
+	shared := map[string]int{}
+	for i, it := range items {
+		out[i] = primaryLink(it.n, base)
+		all[i] = linksOf(it.n, base)
+		seen := map[string]bool{}
+		for _, l := range all[i] {
+			if !seen[l.url] {
+				seen[l.url] = true
+				shared[l.url]++
+			}
+		}
+	}
+	if len(items) < 2 {
+		return out
+	}
+	for i := range items {
+		if shared[out[i].url] <= 1 {
+			continue
+		}
+		for _, l := range all[i] {
+			if l.text != "" && !pagerText(l.text) && shared[l.url] == 1 {
+				out[i] = l
+				break
+			}
+		}
+	}
+	return out
+}
+
+// linksOf lists the http(s) links of a record element in document order,
+// with their text (an image's alt text when they have none).
+func linksOf(n *html.Node, base *url.URL) []link {
+	var out []link
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || skipped[c.DataAtom] {
+				continue
+			}
+			if c.DataAtom != atom.A {
+				walk(c)
+				continue
+			}
+			if l, ok := anchorLink(c, base); ok {
+				out = append(out, l)
+			}
+		}
+	}
+	walk(n)
+	return out
+}
+
+// anchorLink is the link of an <a> element (false without an href, or
+// with one to a fragment of the page).
+func anchorLink(a *html.Node, base *url.URL) (link, bool) {
+	href, ok := attr(a, "href")
+	if !ok || strings.HasPrefix(strings.TrimSpace(href), "#") {
+		return link{}, false
+	}
+	u, err := canon.Resolve(base, href)
+	if err != nil {
+		return link{}, false
+	}
+	t := textOf(a)
+	if t == "" {
+		t = imgAlt(a)
+	}
+	return link{u, t}, true
+}
+
 // primaryLink is the record's own link: the first http(s) link with text
 // that is not a pager control, else the first link at all.
 func primaryLink(n *html.Node, base *url.URL) link {
@@ -300,25 +420,15 @@ func primaryLink(n *html.Node, base *url.URL) link {
 				continue
 			}
 			if c.DataAtom == atom.A {
-				href, ok := attr(c, "href")
-				if !ok || strings.HasPrefix(strings.TrimSpace(href), "#") {
+				l, ok := anchorLink(c, base)
+				if !ok {
 					continue
-				}
-				u, err := canon.Resolve(base, href)
-				if err != nil {
-					continue
-				}
-				t := textOf(c)
-				if t == "" {
-					if alt := imgAlt(c); alt != "" {
-						t = alt
-					}
 				}
 				if first.url == "" {
-					first = link{u, t}
+					first = l
 				}
-				if t != "" && !pagerText(t) {
-					best = link{u, t}
+				if l.text != "" && !pagerText(l.text) {
+					best = l
 					return true
 				}
 				continue
@@ -364,7 +474,7 @@ func pattern(raw string, drop map[string]bool) string {
 		dir = dir[:i+1]
 	}
 	var names []string
-	for k := range u.Query() {
+	for k := range queryNames(u.RawQuery) {
 		if !drop[k] {
 			names = append(names, k)
 		}
@@ -501,4 +611,20 @@ func (r *region) stripEcho(q *echo) {
 			r.links[i].url = c
 		}
 	}
+}
+
+// queryNames are the parameter names of a raw query, split at '&' and at
+// ';' (gitweb's separator, which url.ParseQuery refuses).
+func queryNames(raw string) map[string]bool {
+	names := map[string]bool{}
+	for _, seg := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, _, _ := strings.Cut(seg, "=")
+		if dk, err := url.QueryUnescape(k); err == nil {
+			k = dk
+		}
+		if k != "" {
+			names[k] = true
+		}
+	}
+	return names
 }
