@@ -140,8 +140,10 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 		for i, it := range r.items {
 			l := r.links[i]
 			rec := Record{URL: l.url, Title: l.text, Text: textOf(it.n)}
-			if pagerText(rec.Text) {
-				continue // the table's last row holds the pager (gitweb)
+			if pagerRow(rec.Text) && (l.url == "" || pattern(l.url, nil) != r.pattern) {
+				// the table's last row holds the pager (gitweb), not a
+				// record titled "first" that links like the others
+				continue
 			}
 			inRecord[it.n] = true
 			key := rec.URL
@@ -309,4 +311,24 @@ func outsideText(doc *html.Node, inRecord map[*html.Node]bool) (before, after st
 	}
 	walk(doc)
 	return strings.Join(strings.Fields(b.String()), " "), strings.Join(strings.Fields(a.String()), " ")
+}
+
+// pagerRow reports whether a record element's whole text is a pager
+// caption ("next", "« prev · next »"): a short text, every word of it a
+// pager word or a separator.
+func pagerRow(text string) bool {
+	ws := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '·' || r == '⋅' || r == '|' || r == '\u00a0' })
+	if len(ws) == 0 || len(ws) > 4 {
+		return false
+	}
+	words := 0
+	for _, w := range ws {
+		switch {
+		case pagerText(w):
+			words++
+		case normCaption(w) != "":
+			return false
+		} // else punctuation between the words
+	}
+	return words > 0
 }

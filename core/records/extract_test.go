@@ -271,3 +271,35 @@ func TestInterleave(t *testing.T) {
 		}
 	}
 }
+
+// TestPagerRow: a row of the result table that holds only the pager is not
+// a record, while a record titled like a pager word that links where the
+// others do is one.
+func TestPagerRow(t *testing.T) {
+	page := `<html><body><table class="results">
+<tr><td><a href="/term/first">first</a></td></tr>
+<tr><td><a href="/term/allegro">allegro</a> a brisk tempo</td></tr>
+<tr><td><a href="/term/next">next</a></td></tr>
+<tr><td><a href="/term/presto">presto</a> a very fast tempo</td></tr>
+<tr><td><a href="/search?q=tempo&amp;page=2">next</a></td></tr>
+</table></body></html>`
+	res, err := Extract([]byte(page), mustURL(t, "http://music.test/search?q=tempo"), Options{Page: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "http://music.test/term/first http://music.test/term/allegro http://music.test/term/next http://music.test/term/presto"
+	if got := strings.Join(urls(res.Records), " "); got != want {
+		t.Errorf("records\n got %s\nwant %s", got, want)
+	}
+	if res.Next == nil || res.Next.URL != "http://music.test/search?page=2&q=tempo" {
+		t.Errorf("next %+v, want page 2", res.Next)
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{{"next", true}, {"first · prev · next", true}, {"« Previous | Next »", true}, {"Last modified: 3 hours ago", false}, {"next generation sequencing", false}} {
+		if got := pagerRow(tc.text); got != tc.want {
+			t.Errorf("pagerRow(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
