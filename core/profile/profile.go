@@ -33,7 +33,8 @@ type Profile struct {
 	// Default "smartcrawler".
 	Strategy string `lua:"strategy"`
 	// Seeds are the sites the crawl starts from: absolute http(s) URLs or bare
-	// host names (https:// is assumed).
+	// host names (https:// is assumed). A seed below its site's homepage
+	// (a search page) is fetched too when the site is explored.
 	Seeds []string `lua:"seeds"`
 	// Keywords describe the topic; they seed the site classifier and the
 	// feature spaces before anything is learned. At least one is required.
