@@ -14,7 +14,7 @@ import (
 // crawl's memory stays bounded (the 1M-page target is 500 MiB of RSS).
 const (
 	defaultGCPercent   = 200
-	defaultMemoryLimit = 384 << 20 // Go's own memory; Pebble's cache and memtables are outside it
+	defaultMemoryLimit = 320 << 20 // Go's own memory; Pebble's cache and memtables are outside it
 )
 
 // tuneGC applies the defaults the environment does not override.
