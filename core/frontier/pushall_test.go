@@ -76,3 +76,80 @@ func TestLinkFrontierPushAll(t *testing.T) {
 		t.Errorf("PushAll order %v, Push order %v", got, want)
 	}
 }
+
+// SiteFrontier.PushAll leaves the frontier and its store as Push one site
+// at a time does: new sites, updates in either queue, moves up from low
+// to high, with the store reopened and the sites popped in order.
+func TestSiteFrontierPushAll(t *testing.T) {
+	site := func(name string, score float64) Item {
+		return Item{URL: "http://" + name + ".com", Score: score, Evidence: &Evidence{Anchor: name, SF: int(score)}}
+	}
+	before := []struct {
+		it   Item
+		high bool
+	}{{site("a", 1), true}, {site("b", 2), false}, {site("c", 3), false}, {site("d", 4), false}}
+	for _, high := range []bool{true, false} {
+		batch := []Item{site("b", 5), site("a", 0.5), site("e", 2), site("f", 6)}
+		pops := map[string][]string{}
+		for _, mode := range []string{"push", "pushall", "pushall-mem"} {
+			var st Store
+			var db *store.DB
+			dir := t.TempDir()
+			open := func() {
+				var err error
+				db, err = store.Open(dir, store.Options{NoSync: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st = db
+			}
+			if mode == "pushall-mem" {
+				st = NewMemStore()
+			} else {
+				open()
+			}
+			f := NewSiteFrontier(st)
+			for _, b := range before {
+				if err := f.Push(b.it, b.high); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if mode == "push" {
+				for _, it := range batch {
+					if err := f.Push(it, high); err != nil {
+						t.Fatal(err)
+					}
+				}
+			} else if err := f.PushAll(batch, high); err != nil {
+				t.Fatal(err)
+			}
+			if db != nil { // what was stored, not what is in memory
+				db.Close()
+				open()
+				f = NewSiteFrontier(db)
+				if n, err := f.Load(); err != nil || n != 6 {
+					t.Fatalf("%s: reloaded %d sites, %v; want 6", mode, n, err)
+				}
+			}
+			for {
+				it, ok, err := f.Pop()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				pops[mode] = append(pops[mode], it.URL+":"+it.Evidence.Anchor)
+			}
+			if db != nil {
+				db.Close()
+			}
+		}
+		if !reflect.DeepEqual(pops["pushall"], pops["push"]) || !reflect.DeepEqual(pops["pushall-mem"], pops["push"]) {
+			t.Errorf("high %v: Push pops %v, PushAll %v, PushAll on MemStore %v", high, pops["push"], pops["pushall"], pops["pushall-mem"])
+		}
+		if len(pops["push"]) != 6 {
+			t.Errorf("high %v: popped %v, want 6 sites", high, pops["push"])
+		}
+	}
+}

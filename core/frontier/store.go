@@ -161,6 +161,26 @@ func persistAll(st Store, queue string, its []Item) error {
 	return nil
 }
 
+// pushEntries writes entries (of any queues) to st, in one write when st
+// can.
+func pushEntries(st Store, es []store.FrontierEntry) error {
+	if st == nil || len(es) == 0 {
+		return nil
+	}
+	if bs, ok := st.(batchStore); ok {
+		if err := bs.PushFrontiers(es); err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		return nil
+	}
+	for _, e := range es {
+		if err := st.PushFrontier(e); err != nil {
+			return fmt.Errorf("frontier %s: %w", e.Queue, err)
+		}
+	}
+	return nil
+}
+
 // unpersist deletes url from st (a no-op without a store).
 func unpersist(st Store, queue, url string) error {
 	if st == nil {
