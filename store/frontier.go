@@ -25,6 +25,25 @@ func (db *DB) PushFrontier(e FrontierEntry) error {
 	return nil
 }
 
+// PushFrontiers pushes the entries as PushFrontier does, in one batch: the
+// links a page adds to a frontier cost one write, not one each.
+func (db *DB) PushFrontiers(es []FrontierEntry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	b := db.NewBatch()
+	defer b.Close()
+	for _, e := range es {
+		if err := b.PushFrontier(e); err != nil {
+			return err
+		}
+	}
+	if err := b.commit(false); err != nil {
+		return fmt.Errorf("store: push %d frontier entries (%s, …): %w", len(es), es[0].URL, err)
+	}
+	return nil
+}
+
 // DeleteFrontier removes url's frontier entry, if any, keeping its state.
 func (db *DB) DeleteFrontier(url string) error {
 	b := db.NewBatch()

@@ -83,6 +83,7 @@ func stopProfile(*cli.Context) error {
 }
 
 func main() {
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newApp().RunContext(ctx, os.Args); err != nil {

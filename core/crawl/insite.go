@@ -179,6 +179,7 @@ func (x *siteExploration) push(lf *frontier.LinkFrontier, v *visited) error {
 	if x.queued == nil {
 		x.queued = map[string]struct{}{v.URL: {}}
 	}
+	var items []frontier.Item
 	for _, l := range v.Page.Links {
 		if l.NoFollow || canon.Site(l.URL) != x.site {
 			continue
@@ -188,12 +189,11 @@ func (x *siteExploration) push(lf *frontier.LinkFrontier, v *visited) error {
 		}
 		x.queued[l.URL] = struct{}{}
 		ev := &frontier.Evidence{From: v.URL, Anchor: l.Anchor, Around: l.Before + " " + l.After}
-		it := frontier.Item{URL: l.URL, Site: x.site, Depth: v.Depth + 1, Score: rk.link(l.URL, ev.Anchor, ev.Around), Evidence: ev}
-		if _, err := lf.Push(it); err != nil {
-			return err
-		}
+		items = append(items, frontier.Item{URL: l.URL, Site: x.site, Depth: v.Depth + 1, Score: rk.link(l.URL, ev.Anchor, ev.Around), Evidence: ev})
 	}
-	return nil
+	// one write for the page's links
+	_, err := lf.PushAll(items)
+	return err
 }
 
 // stageExample returns the stager that records a fetched page with

@@ -442,13 +442,16 @@ func (t *twoStage) queueSites(outs []outLink, high bool, n *tally) error {
 		return fmt.Errorf("crawl: recording sites: %w", err)
 	}
 	// in a fixed order: the push order breaks ties between equal scores
-	for _, s := range slices.Sorted(maps.Keys(touched)) {
+	sites := slices.Sorted(maps.Keys(touched))
+	items := make([]frontier.Item, 0, len(sites))
+	for _, s := range sites {
 		k := t.known[s]
 		ev := k.data // the frontier keeps its own copy
 		score := t.rk.site(s, ev.Anchor, ev.Around, ev.SF)
-		if err := t.sf.Push(frontier.Item{URL: s, Site: s, Score: score, Evidence: &ev}, high); err != nil {
-			return fmt.Errorf("crawl: queueing site %s: %w", s, err)
-		}
+		items = append(items, frontier.Item{URL: s, Site: s, Score: score, Evidence: &ev})
+	}
+	if err := t.sf.PushAll(items, high); err != nil { // one write
+		return fmt.Errorf("crawl: queueing %d sites: %w", len(items), err)
 	}
 	t.updateFrontierStats()
 	t.cond.Broadcast()

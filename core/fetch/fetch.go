@@ -327,12 +327,12 @@ func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *ex
 		// whatever the crawl needs of it
 		defer func() { f.archive(ctx, r, hr, ex.body, ex.truncated, remote, sent) }()
 		if m != modeRaw && (retry.Status(hr.StatusCode) || hr.StatusCode < 200 || hr.StatusCode > 299) {
-			ex.body, ex.truncated, _ = readBody(hr.Body, f.opt.MaxBody)
+			ex.body, ex.truncated, _ = readBody(hr.Body, f.opt.MaxBody, hr.ContentLength)
 		}
 	}
 	if retry.Status(hr.StatusCode) {
 		if m == modeRaw {
-			ex.body, ex.truncated, _ = readBody(hr.Body, f.opt.MaxBody)
+			ex.body, ex.truncated, _ = readBody(hr.Body, f.opt.MaxBody, hr.ContentLength)
 		} else {
 			_, _ = io.CopyN(io.Discard, hr.Body, 4<<10) // lets a small error page keep the connection
 		}
@@ -348,11 +348,11 @@ func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *ex
 	ex.mediaType = mediaType(hr.Header.Get("Content-Type"))
 	if m == modePage && ex.mediaType != "" && !f.accepts(ex.mediaType) {
 		if f.opt.Archiver != nil {
-			ex.body, ex.truncated, _ = readBody(hr.Body, limit)
+			ex.body, ex.truncated, _ = readBody(hr.Body, limit, hr.ContentLength)
 		}
 		return fmt.Errorf("%s: %w", ex.mediaType, ErrContentType)
 	}
-	ex.body, ex.truncated, err = readBody(hr.Body, limit)
+	ex.body, ex.truncated, err = readBody(hr.Body, limit, hr.ContentLength)
 	if err != nil {
 		return f.netErr(ctx, actx, fmt.Errorf("read body: %w", err))
 	}
@@ -377,8 +377,29 @@ func (f *Fetcher) netErr(ctx, actx context.Context, err error) error {
 	return err
 }
 
-func readBody(r io.Reader, limit int64) ([]byte, bool, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+func readBody(r io.Reader, limit, size int64) ([]byte, bool, error) {
+	if size < 0 || size > limit {
+		size = 512 // unknown: io.ReadAll's start
+	}
+	// io.ReadAll from a buffer of the declared size (+1 to see the end):
+	// one allocation instead of a series of doubling ones
+	b := make([]byte, 0, size+1)
+	lr := io.LimitReader(r, limit+1)
+	var err error
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		var n int
+		n, err = lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			break
+		}
+	}
 	if int64(len(b)) > limit {
 		return b[:limit], true, nil
 	}

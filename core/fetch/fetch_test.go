@@ -702,3 +702,31 @@ func TestReason(t *testing.T) {
 }
 
 func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
+
+// readBody returns the body up to the limit whatever size the response
+// declared (exact, unknown, too small, too large).
+func TestReadBodySizes(t *testing.T) {
+	body := strings.Repeat("x", 3000)
+	tests := []struct {
+		name      string
+		limit     int64
+		size      int64
+		want      int
+		truncated bool
+	}{
+		{"exact", 10000, 3000, 3000, false},
+		{"unknown", 10000, -1, 3000, false},
+		{"declared smaller", 10000, 100, 3000, false},
+		{"declared larger", 10000, 9000, 3000, false},
+		{"over the limit", 1000, 3000, 1000, true},
+		{"at the limit", 3000, 3000, 3000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, trunc, err := readBody(strings.NewReader(body), tt.limit, tt.size)
+			if err != nil || len(b) != tt.want || trunc != tt.truncated || string(b) != body[:tt.want] {
+				t.Errorf("got %d bytes, truncated %v, err %v; want %d, %v", len(b), trunc, err, tt.want, tt.truncated)
+			}
+		})
+	}
+}

@@ -100,6 +100,39 @@ func (f *LinkFrontier) Push(it Item) (bool, error) {
 	return true, nil
 }
 
+// PushAll pushes the items as Push does, one after the other, and persists
+// the new ones in one write; it returns how many were new.
+func (f *LinkFrontier) PushAll(items []Item) (int, error) {
+	fresh := make([]Item, 0, len(items))
+	var here map[string]struct{}
+	for _, it := range items {
+		if _, ok := f.seen[it.URL]; ok {
+			continue
+		}
+		if _, ok := here[it.URL]; ok {
+			continue
+		}
+		if it.Depth < f.floor || (f.opt.MaxDepth > 0 && it.Depth > f.opt.MaxDepth) || it.Depth < 0 {
+			continue
+		}
+		if it.Site == "" {
+			it.Site = SiteOf(it.URL)
+		}
+		if here == nil {
+			here = make(map[string]struct{}, len(items))
+		}
+		here[it.URL] = struct{}{}
+		fresh = append(fresh, it)
+	}
+	if err := persistAll(f.st, f.queue, fresh); err != nil {
+		return 0, err
+	}
+	for _, it := range fresh {
+		f.add(it)
+	}
+	return len(fresh), nil
+}
+
 func (f *LinkFrontier) add(it Item) {
 	f.seen[it.URL] = struct{}{}
 	for len(f.levels) <= it.Depth {

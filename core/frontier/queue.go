@@ -24,26 +24,47 @@ func newPQ(name string, st Store, seq *uint64) *pq {
 
 // push adds it, or updates the score and data of an item with its URL.
 func (q *pq) push(it Item) (*Item, error) {
+	if err := q.check(&it); err != nil {
+		return nil, err
+	}
+	if err := persist(q.st, q.name, q.persisted(&it)); err != nil {
+		return nil, err
+	}
+	return q.apply(it), nil
+}
+
+// check refuses a NaN score and fills in the site.
+func (q *pq) check(it *Item) error {
 	if math.IsNaN(it.Score) {
-		return nil, fmt.Errorf("frontier %s: push %s: score is NaN", q.name, it.URL)
+		return fmt.Errorf("frontier %s: push %s: score is NaN", q.name, it.URL)
 	}
 	if it.Site == "" {
 		it.Site = SiteOf(it.URL)
 	}
+	return nil
+}
+
+// persisted is the item push stores for it: the queued item of its URL
+// with it's score and data, or it.
+func (q *pq) persisted(it *Item) *Item {
+	if old := q.index[it.URL]; old != nil {
+		c := *old
+		c.Score, c.Depth, c.Evidence = it.Score, it.Depth, it.Evidence
+		return &c
+	}
+	return it
+}
+
+// apply makes push's change in memory, once persisted.
+func (q *pq) apply(it Item) *Item {
 	if old := q.index[it.URL]; old != nil {
 		old.Score, old.Depth, old.Evidence = it.Score, it.Depth, it.Evidence
-		if err := persist(q.st, q.name, old); err != nil {
-			return nil, err
-		}
 		q.h.fix(old)
-		return old, nil
+		return old
 	}
 	p := &it
-	if err := persist(q.st, q.name, p); err != nil {
-		return nil, err
-	}
 	q.insert(p)
-	return p, nil
+	return p
 }
 
 // insert adds an item that is already persisted.

@@ -78,6 +78,75 @@ func (f *SiteFrontier) Push(it Item, high bool) error {
 	return err
 }
 
+// PushAll pushes the sites as Push does one after the other, persisting
+// them in one write. The URLs must be distinct (else they are pushed one at
+// a time).
+func (f *SiteFrontier) PushAll(items []Item, high bool) error {
+	seen := make(map[string]struct{}, len(items))
+	for _, it := range items {
+		if _, dup := seen[it.URL]; dup {
+			for _, it := range items {
+				if err := f.Push(it, high); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		seen[it.URL] = struct{}{}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// first what each push would store, then (once stored) the same changes
+	// in memory as Push makes
+	type step struct {
+		q    *pq
+		it   Item
+		move *Item // a low site moving to the high queue
+	}
+	steps := make([]step, 0, len(items))
+	es := make([]store.FrontierEntry, 0, len(items))
+	for _, it := range items {
+		if it.Site == "" {
+			it.Site = it.URL
+		}
+		st := step{q: f.low, it: it}
+		if high {
+			st.q = f.high
+		}
+		if f.high.index[it.URL] != nil {
+			st.q = f.high
+		} else if p := f.low.index[it.URL]; p != nil && high {
+			moved := *p
+			moved.Score, moved.Depth, moved.Evidence = it.Score, it.Depth, it.Evidence
+			st.it, st.move = moved, p
+		} else if p != nil {
+			st.q = f.low
+		}
+		if err := st.q.check(&st.it); err != nil {
+			return err
+		}
+		e, err := st.q.persisted(&st.it).entry(st.q.name)
+		if err != nil {
+			return err
+		}
+		steps = append(steps, st)
+		es = append(es, e)
+	}
+	if err := pushEntries(f.high.st, es); err != nil {
+		return err
+	}
+	for _, st := range steps {
+		if st.move != nil {
+			f.low.take(st.move)
+			*st.move = st.it
+			f.high.insert(st.move)
+			continue
+		}
+		st.q.apply(st.it)
+	}
+	return nil
+}
+
 // Pop removes and returns the best site of the high queue, first moving the
 // low queue into the high one if the high queue is empty (Algorithm 2).
 func (f *SiteFrontier) Pop() (it Item, ok bool, err error) {
@@ -97,10 +166,13 @@ func (f *SiteFrontier) Pop() (it Item, ok bool, err error) {
 
 // promoteLocked moves every low site into the empty high queue.
 func (f *SiteFrontier) promoteLocked() error {
-	for _, e := range f.low.h.entries() {
-		if err := persist(f.high.st, f.high.name, e.it); err != nil {
-			return err
-		}
+	es := f.low.h.entries()
+	its := make([]Item, len(es))
+	for i, e := range es {
+		its[i] = *e.it
+	}
+	if err := persistAll(f.high.st, f.high.name, its); err != nil { // one write
+		return err
 	}
 	f.high.h, f.low.h = f.low.h, f.high.h // the high heap was empty
 	f.high.index, f.low.index = f.low.index, f.high.index

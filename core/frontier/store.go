@@ -128,6 +128,59 @@ func persist(st Store, queue string, it *Item) error {
 	return nil
 }
 
+// batchStore is a Store that writes several entries at once (*store.DB).
+type batchStore interface {
+	PushFrontiers(es []store.FrontierEntry) error
+}
+
+// persistAll writes its to st under queue, in one write when st can.
+func persistAll(st Store, queue string, its []Item) error {
+	if st == nil || len(its) == 0 {
+		return nil
+	}
+	bs, ok := st.(batchStore)
+	if !ok {
+		for i := range its {
+			if err := persist(st, queue, &its[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	es := make([]store.FrontierEntry, len(its))
+	for i := range its {
+		e, err := its[i].entry(queue)
+		if err != nil {
+			return err
+		}
+		es[i] = e
+	}
+	if err := bs.PushFrontiers(es); err != nil {
+		return fmt.Errorf("frontier %s: %w", queue, err)
+	}
+	return nil
+}
+
+// pushEntries writes entries (of any queues) to st, in one write when st
+// can.
+func pushEntries(st Store, es []store.FrontierEntry) error {
+	if st == nil || len(es) == 0 {
+		return nil
+	}
+	if bs, ok := st.(batchStore); ok {
+		if err := bs.PushFrontiers(es); err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		return nil
+	}
+	for _, e := range es {
+		if err := st.PushFrontier(e); err != nil {
+			return fmt.Errorf("frontier %s: %w", e.Queue, err)
+		}
+	}
+	return nil
+}
+
 // unpersist deletes url from st (a no-op without a store).
 func unpersist(st Store, queue, url string) error {
 	if st == nil {

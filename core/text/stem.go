@@ -2,6 +2,7 @@ package text
 
 import (
 	"hash/maphash"
+	"strings"
 	"sync"
 
 	"github.com/kljensen/snowball/english"
@@ -49,6 +50,9 @@ func Stem(w string) string {
 	if ok {
 		return s
 	}
+	// w may be a slice of a whole page's text (Tokenize): the cache keeps
+	// a copy, not the page
+	w = strings.Clone(w)
 	s = english.Stem(w, false)
 	sh.mu.Lock()
 	if len(sh.m) >= stemShardMax {

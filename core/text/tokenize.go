@@ -13,6 +13,77 @@ import (
 // ("mp3", "page2") also split, which is what URL paths and form field names
 // need.
 func Tokenize(s string) []string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return tokenizeRunes(s)
+		}
+	}
+	return tokenizeASCII(s)
+}
+
+// tokenizeASCII is Tokenize for ASCII s: s is lower-cased once and the
+// tokens are slices of the copy (one allocation for the text, none per
+// token; a page's text is nearly always ASCII).
+func tokenizeASCII(s string) []string {
+	lower := make([]byte, len(s))
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+		if !asciiAlnum(s[i]) && i > 0 && asciiAlnum(s[i-1]) {
+			n++
+		}
+	}
+	ls := string(lower)
+	out := make([]string, 0, n+1)
+	start := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !asciiAlnum(c) {
+			if start >= 0 {
+				out = append(out, ls[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start >= 0 && (asciiBoundary(s[i-1], c) || asciiAcronymEnd(s, i)) {
+			out = append(out, ls[start:i])
+			start = -1
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, ls[start:])
+	}
+	if len(out) == 0 {
+		return nil // as tokenizeRunes
+	}
+	return out
+}
+
+func asciiAlnum(c byte) bool  { return asciiLetter(c) || '0' <= c && c <= '9' }
+func asciiLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func asciiUpper(c byte) bool  { return 'A' <= c && c <= 'Z' }
+
+// asciiAcronymEnd is acronymEnd for ASCII: s[i] is an upper-case letter
+// between an upper-case letter and a lower-case one.
+func asciiAcronymEnd(s string, i int) bool {
+	return i+1 < len(s) && asciiUpper(s[i-1]) && asciiUpper(s[i]) && 'a' <= s[i+1] && s[i+1] <= 'z'
+}
+
+// asciiBoundary is boundary for ASCII: lower→upper, letter↔digit.
+func asciiBoundary(prev, c byte) bool {
+	pd, cd := '0' <= prev && prev <= '9', '0' <= c && c <= '9'
+	return 'a' <= prev && prev <= 'z' && asciiUpper(c) || asciiLetter(prev) && cd || pd && asciiLetter(c)
+}
+
+// tokenizeRunes is Tokenize for any UTF-8 text, rune by rune.
+func tokenizeRunes(s string) []string {
 	var out []string
 	var b strings.Builder
 	var prev rune
