@@ -552,3 +552,70 @@ type budgetedTopK struct {
 	*budgetedSearcher
 	keyword.TopKer
 }
+
+// ProbeBudget is a crawl's budget of probe queries (the profile's
+// probe.budget) shared by every engine of the crawl (crawl.ProbeBudget):
+// probes.<crawl> in BucketBudgets counts the queries reserved, updated
+// with compare-and-set once per probed form.
+type ProbeBudget struct {
+	c     *Conn
+	ctx   context.Context
+	key   string
+	limit atomic.Int64 // 0: none
+}
+
+// probeCounter is the value of probes.<crawl>.
+type probeCounter struct {
+	Used int64 `json:"used"`
+}
+
+func newProbeBudget(ctx context.Context, c *Conn, crawl string) *ProbeBudget {
+	return &ProbeBudget{c: c, ctx: ctx, key: "probes." + crawl}
+}
+
+// SetLimit sets the crawl's probe budget (0: none).
+func (b *ProbeBudget) SetLimit(n int) { b.limit.Store(int64(n)) }
+
+// ReserveProbes takes n probe queries; false when fewer are left (or the
+// budget cannot be reached: no probe is better than one over budget).
+func (b *ProbeBudget) ReserveProbes(n int64) bool {
+	ok := false
+	_, err := updateJSON(b.ctx, b.c, b.c.budgets, b.key, func(pc *probeCounter) (bool, error) {
+		limit := b.limit.Load()
+		ok = limit <= 0 || pc.Used+n <= limit
+		if ok {
+			pc.Used += n
+		}
+		return ok, nil
+	})
+	if err != nil {
+		if b.ctx.Err() == nil {
+			b.c.log.Warn("probe budget unreachable", "key", b.key, "err", err)
+		}
+		return false
+	}
+	return ok
+}
+
+// ReleaseProbes gives back n reserved queries that were not sent.
+func (b *ProbeBudget) ReleaseProbes(n int64) {
+	_, err := updateJSON(b.ctx, b.c, b.c.budgets, b.key, func(pc *probeCounter) (bool, error) {
+		pc.Used = max(0, pc.Used-n)
+		return true, nil
+	})
+	if err != nil && b.ctx.Err() == nil {
+		b.c.log.Warn("probe budget unreachable", "key", b.key, "err", err)
+	}
+}
+
+// atLeast raises the count to n (a resumed coordinator's probes).
+func (b *ProbeBudget) atLeast(ctx context.Context, n int64) error {
+	_, err := updateJSON(ctx, b.c, b.c.budgets, b.key, func(pc *probeCounter) (bool, error) {
+		if pc.Used >= n {
+			return false, nil
+		}
+		pc.Used = n
+		return true, nil
+	})
+	return err
+}

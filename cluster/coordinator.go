@@ -25,6 +25,8 @@ type CoordinatorHooks struct {
 	Sink       crawl.PageSink
 	Dispatcher crawl.Dispatcher
 	Workers    func() int
+	// Probes is the crawl's probe budget; set its limit from the profile.
+	Probes *ProbeBudget
 }
 
 // OpenCoordinator builds the coordinator's engine with the hooks and
@@ -95,7 +97,7 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 	budget.single = true
 	var workers atomic.Int64
 	hooks := CoordinatorHooks{Budget: budget, Sink: &pageSink{c: c, ctx: runCtx, crawl: name, log: log, budget: budget, coordinator: true},
-		Dispatcher: &dispatcher{c: c, crawl: name}, Workers: func() int { return int(workers.Load()) }}
+		Dispatcher: &dispatcher{c: c, crawl: name}, Workers: func() int { return int(workers.Load()) }, Probes: newProbeBudget(runCtx, c, name)}
 	e, closeEngine, err := opt.Open(ctx, hooks)
 	if err != nil {
 		return crawl.Snapshot{}, err
@@ -121,7 +123,7 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 		case <-bgCtx.Done():
 			return
 		}
-		if err := c.afterRestore(bgCtx, name, e); err != nil && bgCtx.Err() == nil {
+		if err := c.afterRestore(bgCtx, name, e, hooks.Probes); err != nil && bgCtx.Err() == nil {
 			cancel(err)
 			return
 		}
@@ -157,10 +159,14 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 }
 
 // afterRestore brings the cluster's state in line with a restored
-// coordinator: the page counter is at least the pages it holds, and the
+// coordinator: the page and probe counters are at least what it holds, and the
 // workers get its latest learnt link space.
-func (c *Conn) afterRestore(ctx context.Context, name string, e *crawl.Engine) error {
-	pages := e.Stats().Snapshot().Pages
+func (c *Conn) afterRestore(ctx context.Context, name string, e *crawl.Engine, probes *ProbeBudget) error {
+	sn := e.Stats().Snapshot()
+	if err := probes.atLeast(ctx, sn.ProbeQueries); err != nil {
+		return fmt.Errorf("cluster: probe budget of %s: %w", name, err)
+	}
+	pages := sn.Pages
 	_, err := updateJSON(ctx, c, c.budgets, "pages."+name, func(pc *pageCounter) (bool, error) {
 		if pc.Used >= pages {
 			return false, nil

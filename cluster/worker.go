@@ -26,6 +26,8 @@ import (
 type Hooks struct {
 	Budget crawl.Budget
 	Sink   crawl.PageSink
+	// Probes is the crawl's probe budget; set its limit from the profile.
+	Probes *ProbeBudget
 }
 
 // OpenExplorer builds a worker's engine for the crawl spec describes, with
@@ -346,7 +348,7 @@ func (w *worker) open(ctx context.Context, cr *crawlRun) error {
 	cr.cancel = cancel
 	cr.budget = newPageBudget(rctx, w.c, cr.name, spec.Pages)
 	sink := &pageSink{c: w.c, ctx: rctx, crawl: cr.name, log: w.log, budget: cr.budget}
-	x, closeFn, err := w.opt.Open(ctx, spec, filepath.Join(w.opt.Dir, cr.name), Hooks{Budget: cr.budget, Sink: sink})
+	x, closeFn, err := w.opt.Open(ctx, spec, filepath.Join(w.opt.Dir, cr.name), Hooks{Budget: cr.budget, Sink: sink, Probes: newProbeBudget(rctx, w.c, cr.name)})
 	if err != nil {
 		cancel()
 		return err

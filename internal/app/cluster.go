@@ -109,6 +109,8 @@ func ClusterRun(ctx context.Context, o ClusterRunOptions) (crawl.Snapshot, error
 		s := o.CrawlOptions
 		s.Strategy = spec.Strategy
 		s.Budget, s.Sink, s.Dispatcher = h.Budget, h.Sink, h.Dispatcher
+		h.Probes.SetLimit(o.Profile.Probe.Budget)
+		s.ProbeBudget = h.Probes
 		if o.Progress != nil {
 			s.Progress = func(sn crawl.Snapshot) { o.Progress(sn, h.Workers()) }
 		}
@@ -172,7 +174,8 @@ func openExplorer(log *slog.Logger, warcDir string) cluster.OpenExplorer {
 		}
 		s := CrawlOptions{Profile: p, Dir: dir, Strategy: spec.Strategy, Workers: 1, Pages: spec.Pages, Seed: spec.Seed,
 			Net: NetOptions{AllowPrivate: spec.AllowPrivate, Resolve: spec.Resolve, Proxy: spec.Proxy, Headers: spec.Headers}, Delay: spec.Delay, TestbedSeeds: spec.TestbedSeeds, Logger: log,
-			Budget: h.Budget, Sink: h.Sink}
+			Budget: h.Budget, Sink: h.Sink, ProbeBudget: h.Probes}
+		h.Probes.SetLimit(p.Probe.Budget)
 		if warcDir != "" {
 			s.WARC = filepath.Join(warcDir, spec.Name)
 		}
