@@ -2,49 +2,98 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"github.com/dwcrawl/dwcrawl/core/keyword"
-	"github.com/dwcrawl/dwcrawl/core/retry"
 )
 
 // pageBudget is a crawl's page budget shared by every engine of the crawl
-// (crawl.Budget): the key pages.<crawl> of BucketBudgets counts the pages
-// reserved so far, and each engine reserves small leases of pages from it
-// with compare-and-set, so that the count is a few KV operations per dozen
-// pages and never exceeds the limit. A lease a process takes and dies with
-// is lost (at most maxLease pages, minus what it fetched).
+// (crawl.Budget). The key pages.<crawl> of BucketBudgets holds a
+// pageCounter: the pages reserved so far and, per engine (holder), the
+// pages it took. Each engine reserves small leases of pages from it with
+// compare-and-set, so that the count is a few KV operations per dozen
+// pages and never exceeds the limit.
+//
+// A holder that dies (kill -9, a lost machine) leaves pages it took and
+// never recorded: its unused lease and the pages it was fetching. Its
+// pages are published on subjects ending in its holder id, so the pages it
+// recorded are the messages of those subjects; the coordinator gives the
+// rest back to the budget (reclaim) once the holder stopped renewing its
+// entry and no longer answers on its subject. The budget is then exact, as
+// on one machine: the crawl records as many pages as it may reserve.
 type pageBudget struct {
-	c     *Conn
-	ctx   context.Context
-	key   string
-	log   *slog.Logger
-	limit atomic.Int64 // 0: none
-	used  atomic.Int64 // the counter as last seen
-	mu    sync.Mutex
-	lease int64 // pages reserved and not yet taken
+	c      *Conn
+	ctx    context.Context
+	crawl  string
+	key    string
+	holder string // this engine's id in the counter and in page subjects
+	log    *slog.Logger
+	limit  atomic.Int64 // 0: none
+	used   atomic.Int64 // the counter as last seen
+	mu     sync.Mutex
+	lease  int64 // pages reserved and not yet taken
+	// inflight counts the pages reserved and neither released nor
+	// published; published those published (both guarded by mu).
+	inflight, published int64
+	registered          bool // the counter holds this holder's entry
 	// single: reserve one page at a time, no lease (the coordinator, whose
 	// own fetches are few and whose Exhausted must see the crawl's end)
 	single bool
+	// suspect: a holder stopped renewing its entry and its pages are not
+	// reclaimed yet (the coordinator's budget is not spent meanwhile)
+	suspect atomic.Bool
 }
 
-// maxLease bounds the pages one lease takes.
-const maxLease = 8
+// pageCounter is the value of pages.<crawl>.
+type pageCounter struct {
+	Used    int64                 `json:"used"`
+	Holders map[string]pageHolder `json:"holders,omitempty"`
+}
+
+// pageHolder is one engine's entry in a pageCounter.
+type pageHolder struct {
+	// Taken counts the pages the holder took, net of those it gave back:
+	// the pages it recorded, fetches under way and its unused lease.
+	Taken int64     `json:"taken"`
+	Until time.Time `json:"until"` // renewed every holderRenew
+}
+
+const (
+	// maxLease bounds the pages one lease takes.
+	maxLease = 8
+	// holderRenew is how often a holder renews its entry; holderTTL how
+	// long an entry lives unrenewed before its pages are reclaimed, and
+	// holderLate how late a renewal may be before the holder is asked
+	// whether it is alive (a dead process answers no more at once).
+	holderRenew = time.Second
+	holderTTL   = 10 * time.Second
+	holderLate  = 3 * holderRenew
+)
 
 func newPageBudget(ctx context.Context, c *Conn, crawl string, limit int) *pageBudget {
-	b := &pageBudget{c: c, ctx: ctx, key: "pages." + crawl, log: c.log}
+	b := &pageBudget{c: c, ctx: ctx, crawl: crawl, key: "pages." + crawl, holder: nuid.Next(), log: c.log}
 	b.limit.Store(int64(limit))
+	// a holder answers on its subject while its process lives
+	sub, err := c.nc.Subscribe(holderSubject(crawl, b.holder), func(m *nats.Msg) { m.Respond(nil) })
+	if err != nil {
+		b.log.Warn("page budget: no liveness subject; a death is seen when the entry expires", "err", err)
+	} else {
+		context.AfterFunc(ctx, func() { sub.Unsubscribe() })
+	}
 	return b
 }
+
+func holderSubject(crawl, holder string) string { return "dwcrawl.holder." + crawl + "." + holder }
 
 // setLimit changes the limit (a resumed crawl with a larger budget).
 func (b *pageBudget) setLimit(n int) { b.limit.Store(int64(n)) }
@@ -64,6 +113,7 @@ func (b *pageBudget) Reserve() bool {
 	defer b.mu.Unlock()
 	if b.lease > 0 {
 		b.lease--
+		b.inflight++
 		return true
 	}
 	n, err := b.take()
@@ -77,41 +127,93 @@ func (b *pageBudget) Reserve() bool {
 		return false
 	}
 	b.lease = n - 1
+	b.inflight++
 	return true
 }
 
-// take moves a lease from the shared counter; 0 when the budget is spent.
+// take moves a lease from the shared counter (0 when the budget is spent)
+// and renews the holder's entry; called with mu held.
 func (b *pageBudget) take() (int64, error) {
 	var got int64
-	_, err := updateCounter(b.ctx, b.c, b.key, func(used int64) (int64, bool) {
-		b.used.Store(used)
+	_, err := b.update(b.ctx, func(pc *pageCounter, h *pageHolder) bool {
+		b.used.Store(pc.Used)
+		got = 0
 		limit := b.limit.Load()
-		if limit > 0 && used >= limit {
-			got = 0
-			return used, false
+		if limit > 0 && pc.Used >= limit {
+			return false
 		}
-		got = leaseSize(limit-used, limit)
+		got = leaseSize(limit-pc.Used, limit)
 		if b.single {
 			got = 1
 		}
 		if limit > 0 {
-			got = min(got, limit-used)
+			got = min(got, limit-pc.Used)
 		}
-		b.used.Store(used + got)
-		return used + got, true
+		pc.Used += got
+		h.Taken += got
+		b.used.Store(pc.Used)
+		return true
 	})
 	return got, err
+}
+
+// update applies change to the counter and this holder's entry (renewed)
+// with compare-and-set; called with mu held. An entry reclaimed while this
+// holder lived (it was thought dead: a long pause, a partition) is made
+// again with the pages it is fetching, which it will publish; its lease
+// was given back with the reclaim.
+func (b *pageBudget) update(ctx context.Context, change func(pc *pageCounter, h *pageHolder) bool) (pageCounter, error) {
+	lost := false
+	pc, err := updateJSON(ctx, b.c, b.c.budgets, b.key, func(pc *pageCounter) (bool, error) {
+		if pc.Holders == nil {
+			pc.Holders = map[string]pageHolder{}
+		}
+		h, ok := pc.Holders[b.holder]
+		lost = !ok && b.registered
+		if lost {
+			h.Taken = b.published + b.inflight
+			pc.Used += b.inflight
+		}
+		if !change(pc, &h) && !lost {
+			return false, nil
+		}
+		h.Until = time.Now().Add(holderTTL).UTC()
+		pc.Holders[b.holder] = h
+		return true, nil
+	})
+	if err != nil {
+		return pc, err
+	}
+	if _, ok := pc.Holders[b.holder]; ok {
+		b.registered = true
+	}
+	if lost {
+		b.log.Warn("page budget: this engine's pages were reclaimed while it lived; its lease is dropped", "key", b.key, "holder", b.holder, "lease", b.lease, "fetching", b.inflight)
+		b.lease = 0
+	}
+	return pc, nil
 }
 
 // Release gives an unused page back to the lease.
 func (b *pageBudget) Release() {
 	b.mu.Lock()
 	b.lease++
+	b.inflight--
+	b.mu.Unlock()
+}
+
+// Published records that a page reserved here was published: it is no
+// longer in flight.
+func (b *pageBudget) Published() {
+	b.mu.Lock()
+	b.inflight--
+	b.published++
 	b.mu.Unlock()
 }
 
 // Exhausted reports whether the budget is spent as far as this engine
-// knows: no lease left and the counter at the limit when last seen.
+// knows: no lease left and the counter at the limit when last seen, with
+// no dead holder's pages about to come back.
 func (b *pageBudget) Exhausted() bool {
 	limit := b.limit.Load()
 	if limit <= 0 {
@@ -120,13 +222,13 @@ func (b *pageBudget) Exhausted() bool {
 	b.mu.Lock()
 	lease := b.lease
 	b.mu.Unlock()
-	return lease == 0 && b.used.Load() >= limit
+	return lease == 0 && b.used.Load() >= limit && !b.suspect.Load()
 }
 
 // refresh reads the shared counter (the watcher's view may lag, or have
 // stopped while the server was away).
 func (b *pageBudget) refresh(ctx context.Context) error {
-	n, err := b.c.PagesReserved(ctx, strings.TrimPrefix(b.key, "pages."))
+	n, err := b.c.PagesReserved(ctx, b.crawl)
 	if err == nil {
 		b.observe(n)
 	}
@@ -137,70 +239,144 @@ func (b *pageBudget) refresh(ctx context.Context) error {
 func (b *pageBudget) observe(used int64) { b.used.Store(used) }
 
 // giveBack returns the unused lease to the shared counter (an engine that
-// closes).
+// closes) and, when nothing is in flight, removes the holder's entry.
 func (b *pageBudget) giveBack(ctx context.Context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.lease == 0 {
+	if !b.registered {
 		return nil
 	}
-	n := b.lease
-	_, err := updateCounter(ctx, b.c, b.key, func(used int64) (int64, bool) { return max(0, used-n), true })
+	n, done := b.lease, b.inflight == 0
+	_, err := updateJSON(ctx, b.c, b.c.budgets, b.key, func(pc *pageCounter) (bool, error) {
+		h, ok := pc.Holders[b.holder]
+		if !ok {
+			return false, nil // reclaimed: the lease was given back then
+		}
+		pc.Used = max(0, pc.Used-n)
+		h.Taken -= n
+		if done {
+			delete(pc.Holders, b.holder)
+		} else {
+			pc.Holders[b.holder] = h
+		}
+		return true, nil
+	})
 	if err == nil {
 		b.lease = 0
+		b.registered = !done
 	}
 	return err
 }
 
-// watch keeps the budget's view of the counter current until ctx ends.
+// watch keeps the budget's view of the counter current and the holder's
+// entry renewed until ctx ends.
 func (b *pageBudget) watch(ctx context.Context) {
+	go b.renew(ctx)
 	watchKey(ctx, b.c, b.c.budgets, b.key, func(v []byte) {
-		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			b.observe(n)
+		if n, err := parseCounter(v); err == nil {
+			b.observe(n.Used)
 		}
 	})
 }
 
-// updateCounter applies change to the integer counter key of
-// BucketBudgets with compare-and-set.
-func updateCounter(ctx context.Context, c *Conn, key string, change func(int64) (int64, bool)) (int64, error) {
-	var out int64
-	err := c.do(ctx, func(ctx context.Context) error {
-		for {
-			var cur int64
-			var rev uint64
-			e, err := c.budgets.Get(ctx, key)
-			switch {
-			case errors.Is(err, jetstream.ErrKeyNotFound):
-			case err != nil:
-				return err
-			default:
-				rev = e.Revision()
-				if cur, err = strconv.ParseInt(string(e.Value()), 10, 64); err != nil {
-					return retry.Permanent(fmt.Errorf("budget %s holds %q: %w", key, e.Value(), err))
-				}
+// renew renews the holder's entry every holderRenew until ctx ends.
+func (b *pageBudget) renew(ctx context.Context) {
+	t := time.NewTicker(holderRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		b.mu.Lock()
+		if b.registered {
+			actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+			if _, err := b.update(actx, func(*pageCounter, *pageHolder) bool { return true }); err != nil && ctx.Err() == nil {
+				b.log.Debug("page budget: renewing", "key", b.key, "err", err)
 			}
-			next, ok := change(cur)
-			out = cur
-			if !ok {
-				return nil
-			}
-			v := []byte(strconv.FormatInt(next, 10))
-			if rev == 0 {
-				_, err = c.budgets.Create(ctx, key, v)
-			} else {
-				_, err = c.budgets.Update(ctx, key, v, rev)
-			}
-			if casConflict(err) {
+			cancel()
+		}
+		b.mu.Unlock()
+	}
+}
+
+// reclaim gives the budget back the pages of dead holders: pages taken
+// and never published. A holder is dead once its entry expired, or once it
+// is late renewing it and nobody answers on its subject (its connection
+// is gone). It returns the pages reclaimed, and marks the budget suspect
+// while a late holder keeps pages the crawl may get back.
+func (b *pageBudget) reclaim(ctx context.Context) (int64, error) {
+	var pc pageCounter
+	if _, ok, err := b.c.getJSON(ctx, b.c.budgets, b.key, &pc); err != nil || !ok {
+		return 0, err
+	}
+	now := time.Now()
+	suspect := false
+	var total int64
+	for id, h := range pc.Holders {
+		if id == b.holder || now.Before(h.Until.Add(holderLate-holderTTL)) {
+			continue
+		}
+		if now.Before(h.Until) {
+			pctx, cancel := context.WithTimeout(ctx, time.Second)
+			_, err := b.c.nc.RequestWithContext(pctx, holderSubject(b.crawl, id), nil)
+			cancel()
+			if !errors.Is(err, nats.ErrNoResponders) {
+				suspect = suspect || h.Taken > 0
 				continue
 			}
-			if err == nil {
-				out = next
+		}
+		published, err := b.c.holderPages(ctx, b.crawl, id)
+		if err != nil {
+			return total, err
+		}
+		var back int64
+		_, err = updateJSON(ctx, b.c, b.c.budgets, b.key, func(cur *pageCounter) (bool, error) {
+			back = 0
+			hh, ok := cur.Holders[id]
+			if !ok || hh != h {
+				return false, nil // renewed, given back or reclaimed meanwhile
 			}
+			back = max(0, hh.Taken-published)
+			cur.Used = max(0, cur.Used-back)
+			delete(cur.Holders, id)
+			return true, nil
+		})
+		if err != nil {
+			return total, err
+		}
+		if back > 0 {
+			b.log.Info("pages of a dead engine given back to the budget", "crawl", b.crawl, "holder", id, "taken", h.Taken, "recorded", published, "pages", back)
+		}
+		total += back
+	}
+	b.suspect.Store(suspect)
+	return total, nil
+}
+
+// holderPages counts the pages holder published for crawl.
+func (c *Conn) holderPages(ctx context.Context, crawl, holder string) (int64, error) {
+	var n int64
+	err := c.do(ctx, func(ctx context.Context) error {
+		n = 0
+		info, err := c.results.Info(ctx, jetstream.WithSubjectFilter("dwcrawl.page."+crawl+".*."+holder))
+		if err != nil {
 			return err
 		}
+		for _, k := range info.State.Subjects {
+			n += int64(k)
+		}
+		return nil
 	})
-	return out, err
+	return n, err
+}
+
+// parseCounter reads a pageCounter.
+func parseCounter(v []byte) (pageCounter, error) {
+	var pc pageCounter
+	err := json.Unmarshal(v, &pc)
+	return pc, err
 }
 
 // watchKey calls fn with every value of key (the current one first) until
@@ -313,9 +489,28 @@ func (q *QueryBudget) Take(ctx context.Context) (bool, error) {
 	return taken, nil
 }
 
-// Searcher wraps s so that every request it sends spends one query of the
-// budget: once the budget is spent, searches fail with keyword.ErrBudget
-// (permanent), which ends a surfacing or enrichment run normally.
+// Refund gives back one query spent with Take that was never answered.
+func (q *QueryBudget) Refund(ctx context.Context) error {
+	_, err := updateJSON(ctx, q.c, q.c.budgets, q.key(), func(s *QueryBudgetState) (bool, error) {
+		if s.Used == 0 {
+			return false, nil
+		}
+		s.Used--
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("cluster: query budget %s: %w", q.name, err)
+	}
+	return nil
+}
+
+// Searcher wraps s so that every query it answers spends one query of the
+// budget, as the single-machine budgets of surfacing and enrichment count
+// them: the first result page of a query takes the query, its further
+// pages are free, and a query whose first page fails is refunded (it is
+// not counted on one machine either). Once the budget is spent, new
+// queries fail with keyword.ErrBudget (permanent), which ends a surfacing
+// or enrichment run normally.
 func (q *QueryBudget) Searcher(s keyword.Searcher) keyword.Searcher {
 	b := &budgetedSearcher{s: s, q: q}
 	if tk, ok := s.(keyword.TopKer); ok {
@@ -330,6 +525,9 @@ type budgetedSearcher struct {
 }
 
 func (b *budgetedSearcher) Search(ctx context.Context, query string, page int) (keyword.Page, error) {
+	if page > 1 {
+		return b.s.Search(ctx, query, page)
+	}
 	ok, err := b.q.Take(ctx)
 	if err != nil {
 		return keyword.Page{}, keyword.Permanent{Err: err}
@@ -337,11 +535,87 @@ func (b *budgetedSearcher) Search(ctx context.Context, query string, page int) (
 	if !ok {
 		return keyword.Page{}, keyword.Permanent{Err: keyword.ErrBudget}
 	}
-	return b.s.Search(ctx, query, page)
+	pg, err := b.s.Search(ctx, query, page)
+	if err != nil {
+		// bounded: a cancelled run still gives its query back
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if rerr := b.q.Refund(rctx); rerr != nil {
+			b.q.c.log.Warn("refunding an unanswered query", "budget", b.q.name, "err", rerr)
+		}
+		cancel()
+	}
+	return pg, err
 }
 
 // budgetedTopK keeps the wrapped searcher's result limit visible.
 type budgetedTopK struct {
 	*budgetedSearcher
 	keyword.TopKer
+}
+
+// ProbeBudget is a crawl's budget of probe queries (the profile's
+// probe.budget) shared by every engine of the crawl (crawl.ProbeBudget):
+// probes.<crawl> in BucketBudgets counts the queries reserved, updated
+// with compare-and-set once per probed form.
+type ProbeBudget struct {
+	c     *Conn
+	ctx   context.Context
+	key   string
+	limit atomic.Int64 // 0: none
+}
+
+// probeCounter is the value of probes.<crawl>.
+type probeCounter struct {
+	Used int64 `json:"used"`
+}
+
+func newProbeBudget(ctx context.Context, c *Conn, crawl string) *ProbeBudget {
+	return &ProbeBudget{c: c, ctx: ctx, key: "probes." + crawl}
+}
+
+// SetLimit sets the crawl's probe budget (0: none).
+func (b *ProbeBudget) SetLimit(n int) { b.limit.Store(int64(n)) }
+
+// ReserveProbes takes n probe queries; false when fewer are left (or the
+// budget cannot be reached: no probe is better than one over budget).
+func (b *ProbeBudget) ReserveProbes(n int64) bool {
+	ok := false
+	_, err := updateJSON(b.ctx, b.c, b.c.budgets, b.key, func(pc *probeCounter) (bool, error) {
+		limit := b.limit.Load()
+		ok = limit <= 0 || pc.Used+n <= limit
+		if ok {
+			pc.Used += n
+		}
+		return ok, nil
+	})
+	if err != nil {
+		if b.ctx.Err() == nil {
+			b.c.log.Warn("probe budget unreachable", "key", b.key, "err", err)
+		}
+		return false
+	}
+	return ok
+}
+
+// ReleaseProbes gives back n reserved queries that were not sent.
+func (b *ProbeBudget) ReleaseProbes(n int64) {
+	_, err := updateJSON(b.ctx, b.c, b.c.budgets, b.key, func(pc *probeCounter) (bool, error) {
+		pc.Used = max(0, pc.Used-n)
+		return true, nil
+	})
+	if err != nil && b.ctx.Err() == nil {
+		b.c.log.Warn("probe budget unreachable", "key", b.key, "err", err)
+	}
+}
+
+// atLeast raises the count to n (a resumed coordinator's probes).
+func (b *ProbeBudget) atLeast(ctx context.Context, n int64) error {
+	_, err := updateJSON(ctx, b.c, b.c.budgets, b.key, func(pc *probeCounter) (bool, error) {
+		if pc.Used >= n {
+			return false, nil
+		}
+		pc.Used = n
+		return true, nil
+	})
+	return err
 }

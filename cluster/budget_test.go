@@ -7,10 +7,13 @@ import (
 	"github.com/dwcrawl/dwcrawl/cluster/clustertest"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
 )
 
@@ -104,14 +107,26 @@ func TestPageBudgetGiveBack(t *testing.T) {
 	}
 }
 
-type fakeSearcher struct{ n atomic.Int64 }
-
-func (f *fakeSearcher) Search(context.Context, string, int) (keyword.Page, error) {
-	f.n.Add(1)
-	return keyword.Page{}, nil
+// fakeSearcher answers every query with three result pages and fails the
+// first page of every fifth query.
+type fakeSearcher struct {
+	n, failed atomic.Int64
 }
 
-// TestQueryBudget has two jobs spend one shared query budget at once.
+var errFake = errors.New("answer lost")
+
+func (f *fakeSearcher) Search(_ context.Context, query string, page int) (keyword.Page, error) {
+	f.n.Add(1)
+	if page == 1 && strings.HasSuffix(query, "4") {
+		f.failed.Add(1)
+		return keyword.Page{}, errFake
+	}
+	return keyword.Page{Docs: []keyword.Doc{{ID: fmt.Sprint(query, page)}}, Next: page < 3}, nil
+}
+
+// TestQueryBudget has two jobs spend one shared query budget at once,
+// reading every result page of each query: the budget counts queries, not
+// requests, and a query whose first page failed is not counted.
 func TestQueryBudget(t *testing.T) {
 	ts := clustertest.StartServer(t, t.TempDir())
 	ctx := context.Background()
@@ -127,8 +142,8 @@ func TestQueryBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
-	var sent atomic.Int64
-	for range 2 {
+	var answered, sent, failed atomic.Int64
+	for j := range 2 {
 		c2 := connect(t, ts)
 		q2, _ := c2.QueryBudget("dblp")
 		f := &fakeSearcher{}
@@ -136,17 +151,31 @@ func TestQueryBudget(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				_, err := s.Search(ctx, "q", 0)
-				if errors.Is(err, keyword.ErrBudget) {
-					break
-				}
-				if err != nil {
-					t.Error(err)
-					return
+			defer func() { sent.Add(f.n.Load()); failed.Add(f.failed.Load()) }()
+			for i := 0; ; i++ {
+				for page := 1; ; page++ {
+					pg, err := s.Search(ctx, fmt.Sprintf("q%d-%d", j, i), page)
+					if errors.Is(err, keyword.ErrBudget) {
+						if page > 1 {
+							t.Errorf("page %d of a query refused: %v", page, err)
+						}
+						return
+					}
+					if errors.Is(err, errFake) {
+						break
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if page == 1 {
+						answered.Add(1)
+					}
+					if !pg.Next {
+						break
+					}
 				}
 			}
-			sent.Add(f.n.Load())
 		}()
 	}
 	wg.Wait()
@@ -154,8 +183,11 @@ func TestQueryBudget(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	if sent.Load() != 50 || st.Used != 50 || st.Left() != 0 {
-		t.Errorf("sent %d, used %d, left %d; want 50, 50, 0", sent.Load(), st.Used, st.Left())
+	if answered.Load() != 50 || st.Used != 50 || st.Left() != 0 {
+		t.Errorf("%d queries answered, used %d, left %d; want 50, 50, 0", answered.Load(), st.Used, st.Left())
+	}
+	if want := 3*answered.Load() + failed.Load(); sent.Load() != want || failed.Load() == 0 {
+		t.Errorf("%d requests sent, %d failed; want %d (three pages a query)", sent.Load(), failed.Load(), want)
 	}
 	if _, err := qb.SetLimit(ctx, 60); err != nil {
 		t.Fatal(err)
@@ -165,5 +197,73 @@ func TestQueryBudget(t *testing.T) {
 	}
 	if _, err := c.QueryBudget("no spaces allowed"); err == nil {
 		t.Error("a bad budget name was accepted")
+	}
+}
+
+// TestPageBudgetReclaim has an engine die with a lease and pages in
+// flight: the coordinator gives back what it took and did not publish, and
+// leaves the pages of a live engine alone.
+func TestPageBudgetReclaim(t *testing.T) {
+	ts := clustertest.StartServer(t, t.TempDir())
+	ctx := context.Background()
+	coord := newPageBudget(ctx, connect(t, ts), "reclaim", 10000)
+	coord.single = true
+	live := newPageBudget(ctx, connect(t, ts), "reclaim", 10000)
+	go live.watch(t.Context())
+
+	dc, err := Connect(ctx, ts.URL(), Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, kill := context.WithCancel(ctx)
+	dead := newPageBudget(dctx, dc, "reclaim", 10000)
+	go dead.watch(dctx)
+	sink := &pageSink{c: dc, ctx: dctx, crawl: "reclaim", log: quiet(), budget: dead}
+	const fetched, recorded = 5, 3 // reserved, and published of those
+	for i := range fetched {
+		if !dead.Reserve() {
+			t.Fatal("no page")
+		}
+		if i < recorded {
+			rec := fmt.Sprintf(`{"url":"http://a.test/%d","site":"http://a.test"}`, i)
+			if err := sink.RecordPage(crawl.PageResult{URL: fmt.Sprintf("http://a.test/%d", i), Site: "http://a.test", Record: []byte(rec)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for range 2 {
+		if !live.Reserve() {
+			t.Fatal("no page")
+		}
+	}
+	before, _ := coord.c.PagesReserved(ctx, "reclaim")
+	if before != 2*maxLease {
+		t.Fatalf("%d pages reserved, want two leases", before)
+	}
+	// the process dies: its connection closes, its renewals stop
+	kill()
+	dc.Close()
+	var back int64
+	deadline := time.Now().Add(holderTTL + 5*time.Second)
+	for back == 0 && time.Now().Before(deadline) {
+		time.Sleep(holderRenew)
+		if back, err = coord.reclaim(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := int64(maxLease - recorded); back != want {
+		t.Errorf("%d pages given back, want %d (a lease of %d, %d recorded)", back, want, maxLease, recorded)
+	}
+	after, _ := coord.c.PagesReserved(ctx, "reclaim")
+	if after != maxLease+recorded {
+		t.Errorf("%d pages reserved after the reclaim, want %d (the live engine's lease and the dead one's pages)", after, maxLease+recorded)
+	}
+	// the live engine renewed its entry: nothing of it is reclaimed
+	time.Sleep(holderLate + holderRenew)
+	if n, err := coord.reclaim(ctx); err != nil || n != 0 {
+		t.Errorf("reclaimed %d pages (%v) of a live engine", n, err)
+	}
+	if coord.suspect.Load() {
+		t.Error("the budget suspects a live engine")
 	}
 }

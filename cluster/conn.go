@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,7 +26,8 @@ const (
 	// dispatched site: subject dwcrawl.site.<crawl>.<site hash>.
 	StreamSites = "DWCRAWL_SITES"
 	// StreamResults holds what explorers found: dwcrawl.page.<crawl>.<site
-	// hash> (one message per recorded page) and dwcrawl.done.<crawl>.<site
+	// hash>.<holder> (one message per recorded page; holder is the id of
+	// the recording engine's page budget) and dwcrawl.done.<crawl>.<site
 	// hash> (one per explored site).
 	StreamResults = "DWCRAWL_RESULTS"
 	// StreamForms holds the forms each crawl's coordinator recorded:
@@ -143,7 +145,7 @@ func (c *Conn) setup(ctx context.Context) error {
 			Subjects: []string{"dwcrawl.site.*.*"}, Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 			Replicas: r, Duplicates: 10 * time.Minute}},
 		{&c.results, jetstream.StreamConfig{Name: StreamResults, Description: "dwcrawl: pages and site outcomes from explorers",
-			Subjects: []string{"dwcrawl.page.*.*", "dwcrawl.done.*.*"}, Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage,
+			Subjects: []string{"dwcrawl.page.*.*.*", "dwcrawl.done.*.*"}, Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage,
 			Replicas: r, Duplicates: 10 * time.Minute, Compression: jetstream.S2Compression}},
 		{&c.forms, jetstream.StreamConfig{Name: StreamForms, Description: "dwcrawl: forms recorded by coordinators",
 			Subjects: []string{"dwcrawl.form.*.*"}, Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage,
@@ -152,6 +154,12 @@ func (c *Conn) setup(ctx context.Context) error {
 	for _, s := range streams {
 		err := c.do(ctx, func(ctx context.Context) error {
 			st, err := c.js.Stream(ctx, s.cfg.Name)
+			if err == nil && !slices.Equal(st.CachedInfo().Config.Subjects, s.cfg.Subjects) {
+				// a stream made by an earlier version takes today's subjects
+				cfg := st.CachedInfo().Config
+				cfg.Subjects = s.cfg.Subjects
+				st, err = c.js.UpdateStream(ctx, cfg)
+			}
 			if errors.Is(err, jetstream.ErrStreamNotFound) {
 				st, err = c.js.CreateStream(ctx, s.cfg)
 				if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
@@ -265,14 +273,19 @@ func hash16(s string) string {
 }
 
 func siteSubject(crawl, site string) string { return "dwcrawl.site." + crawl + "." + hash16(site) }
-func pageSubject(crawl, site string) string { return "dwcrawl.page." + crawl + "." + hash16(site) }
+
+// pageSubject is the subject of the pages holder (a page budget's id)
+// recorded on site.
+func pageSubject(crawl, site, holder string) string {
+	return "dwcrawl.page." + crawl + "." + hash16(site) + "." + holder
+}
 func doneSubject(crawl, site string) string { return "dwcrawl.done." + crawl + "." + hash16(site) }
 func formSubject(crawl, id string) string   { return "dwcrawl.form." + crawl + "." + id }
 
 // subjectCrawl returns the crawl token of a dwcrawl subject.
 func subjectCrawl(subj string) (kind, crawl string, ok bool) {
 	parts := strings.Split(subj, ".")
-	if len(parts) != 4 || parts[0] != "dwcrawl" {
+	if len(parts) < 4 || len(parts) > 5 || parts[0] != "dwcrawl" {
 		return "", "", false
 	}
 	return parts[1], parts[2], true

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/rank"
-	"github.com/dwcrawl/dwcrawl/core/retry"
 )
 
 // CoordinatorHooks are the cluster's collaborators of a coordinator's
@@ -27,6 +25,8 @@ type CoordinatorHooks struct {
 	Sink       crawl.PageSink
 	Dispatcher crawl.Dispatcher
 	Workers    func() int
+	// Probes is the crawl's probe budget; set its limit from the profile.
+	Probes *ProbeBudget
 }
 
 // OpenCoordinator builds the coordinator's engine with the hooks and
@@ -96,8 +96,8 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 	budget := newPageBudget(runCtx, c, name, spec.Pages)
 	budget.single = true
 	var workers atomic.Int64
-	hooks := CoordinatorHooks{Budget: budget, Sink: &pageSink{c: c, ctx: runCtx, crawl: name, log: log, coordinator: true},
-		Dispatcher: &dispatcher{c: c, crawl: name}, Workers: func() int { return int(workers.Load()) }}
+	hooks := CoordinatorHooks{Budget: budget, Sink: &pageSink{c: c, ctx: runCtx, crawl: name, log: log, budget: budget, coordinator: true},
+		Dispatcher: &dispatcher{c: c, crawl: name}, Workers: func() int { return int(workers.Load()) }, Probes: newProbeBudget(runCtx, c, name)}
 	e, closeEngine, err := opt.Open(ctx, hooks)
 	if err != nil {
 		return crawl.Snapshot{}, err
@@ -109,8 +109,9 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 	}()
 	bgCtx, stopBG := context.WithCancel(runCtx)
 	defer stopBG()
-	bg.Add(3)
+	bg.Add(4)
 	go func() { defer bg.Done(); budget.watch(bgCtx) }()
+	go func() { defer bg.Done(); c.reclaimPages(bgCtx, budget, log) }()
 	go func() {
 		defer bg.Done()
 		c.publishStatus(bgCtx, name, e, &workers, budget)
@@ -122,7 +123,7 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 		case <-bgCtx.Done():
 			return
 		}
-		if err := c.afterRestore(bgCtx, name, e); err != nil && bgCtx.Err() == nil {
+		if err := c.afterRestore(bgCtx, name, e, hooks.Probes); err != nil && bgCtx.Err() == nil {
 			cancel(err)
 			return
 		}
@@ -151,15 +152,29 @@ func (c *Conn) Coordinate(ctx context.Context, opt CoordinatorOptions) (crawl.Sn
 	if err := c.putJSON(fctx, c.state, "stats."+name, sn); err != nil {
 		log.Warn("recording the crawl's counters", "err", err)
 	}
+	if err := budget.giveBack(fctx); err != nil {
+		log.Warn("leaving the page budget", "err", err)
+	}
 	return sn, runErr
 }
 
 // afterRestore brings the cluster's state in line with a restored
-// coordinator: the page counter is at least the pages it holds, and the
+// coordinator: the page and probe counters are at least what it holds, and the
 // workers get its latest learnt link space.
-func (c *Conn) afterRestore(ctx context.Context, name string, e *crawl.Engine) error {
-	pages := e.Stats().Snapshot().Pages
-	if _, err := updateCounter(ctx, c, "pages."+name, func(used int64) (int64, bool) { return pages, used < pages }); err != nil {
+func (c *Conn) afterRestore(ctx context.Context, name string, e *crawl.Engine, probes *ProbeBudget) error {
+	sn := e.Stats().Snapshot()
+	if err := probes.atLeast(ctx, sn.ProbeQueries); err != nil {
+		return fmt.Errorf("cluster: probe budget of %s: %w", name, err)
+	}
+	pages := sn.Pages
+	_, err := updateJSON(ctx, c, c.budgets, "pages."+name, func(pc *pageCounter) (bool, error) {
+		if pc.Used >= pages {
+			return false, nil
+		}
+		pc.Used = pages
+		return true, nil
+	})
+	if err != nil {
 		return fmt.Errorf("cluster: page budget of %s: %w", name, err)
 	}
 	it, ok, err := e.LearningRound(rank.SpaceFSL)
@@ -178,7 +193,7 @@ func (c *Conn) consumeResults(ctx context.Context, name string, e *crawl.Engine,
 	err := c.do(ctx, func(ctx context.Context) error {
 		var err error
 		cons, err = c.js.CreateOrUpdateConsumer(ctx, StreamResults, jetstream.ConsumerConfig{Durable: "coord_" + name,
-			Description: "dwcrawl coordinator of " + name, FilterSubject: "dwcrawl.*." + name + ".*",
+			Description: "dwcrawl coordinator of " + name, FilterSubject: "dwcrawl.*." + name + ".>",
 			AckPolicy: jetstream.AckExplicitPolicy, AckWait: 10 * time.Second, MaxDeliver: -1, MaxAckPending: 4096,
 			DeliverPolicy: jetstream.DeliverAllPolicy})
 		return err
@@ -313,9 +328,38 @@ func (c *Conn) importSite(ctx context.Context, name string, e *crawl.Engine, sit
 	return nil
 }
 
+// reclaimPages gives the page budget back the pages of dead engines (see
+// pageBudget) until ctx ends.
+func (c *Conn) reclaimPages(ctx context.Context, budget *pageBudget, log *slog.Logger) {
+	t := time.NewTicker(holderRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n, err := budget.reclaim(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.Debug("reclaiming the pages of dead engines", "err", err)
+		}
+		if n > 0 {
+			budget.refresh(ctx)
+		}
+	}
+}
+
 // publishStatus keeps stats.<crawl>, the live worker count and the view of
 // the page budget current.
 func (c *Conn) publishStatus(ctx context.Context, name string, e *crawl.Engine, workers *atomic.Int64, budget *pageBudget) {
+	// the counters are read once Run has restored them and started its
+	// clock (they are written unguarded before: a data race, and a resumed
+	// crawl's counters read as zero)
+	select {
+	case <-e.Ready():
+	case <-ctx.Done():
+		return
+	}
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {
@@ -442,17 +486,7 @@ func (d *dispatcher) Dispatch(ctx context.Context, t crawl.SiteTask) error {
 
 // PagesReserved returns the pages the crawl's engines have reserved so far.
 func (c *Conn) PagesReserved(ctx context.Context, name string) (int64, error) {
-	var n int64
-	err := c.do(ctx, func(ctx context.Context) error {
-		e, err := c.budgets.Get(ctx, "pages."+name)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		n, err = strconv.ParseInt(string(e.Value()), 10, 64)
-		return retry.Permanent(err)
-	})
-	return n, err
+	var pc pageCounter
+	_, _, err := c.getJSON(ctx, c.budgets, "pages."+name, &pc)
+	return pc.Used, err
 }

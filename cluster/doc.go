@@ -22,9 +22,19 @@
 //     homepages.<crawl> (the deep-site homepages the site classifier
 //     learnt), stats.<crawl> (the live counters).
 //   - BucketBudgets: pages.<crawl>, the pages reserved against the crawl's
-//     budget (updated with compare-and-set; workers lease small blocks and
-//     give back what they do not use), and queries.<name>, a query budget
-//     that surfacing and enrichment jobs share (QueryBudget).
+//     budget and, per engine, the pages it took (updated with
+//     compare-and-set; engines lease small blocks and give back what they
+//     do not use), and queries.<name>, a query budget that surfacing and
+//     enrichment jobs share (QueryBudget): one query per query sent, its
+//     further result pages free, as their single-machine budgets count.
+//
+// The page budget is exact, as on one machine. An engine publishes its
+// pages on subjects ending in its own id and renews its entry in
+// pages.<crawl> every second; the coordinator reclaims the entry of an
+// engine that stopped renewing it and no longer answers on
+// dwcrawl.holder.<crawl>.<id> (a process killed: its connection is gone),
+// or whose entry expired: the pages it took minus the pages it published
+// go back to the budget.
 //   - BucketWorkers: one heartbeat entry per live worker (with a TTL).
 //
 // Adaptive learning happens once per cluster: only the coordinator learns.
@@ -47,11 +57,15 @@
 // own Pebble directory, D/<crawl>, and heartbeats the message (InProgress)
 // while it works.
 //
+// Archives: `dwcrawl worker --warc DIR` archives every HTTP exchange of
+// the worker in DIR/<crawl>; `dwcrawl run --nats --warc DIR` the
+// coordinator's own (seeds, reverse search).
+//
 // # Results: pages, outcomes, forms
 //
 // A worker publishes each page it records to StreamResults
-// (dwcrawl.page.<crawl>.<site hash>, with its record, searchable forms and
-// FSL example) before committing it locally, and when the site is done its
+// (dwcrawl.page.<crawl>.<site hash>.<engine id>, with its record,
+// searchable forms, their probes and FSL example) before committing it locally, and when the site is done its
 // outcome (dwcrawl.done.<crawl>.<site hash>: status, counts, homepage text,
 // out-of-site links); then it acknowledges the site. The coordinator
 // consumes the results stream in order: it imports each page into its own

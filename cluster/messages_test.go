@@ -24,7 +24,7 @@ func TestCheckName(t *testing.T) {
 
 func TestSubjects(t *testing.T) {
 	site := "http://www.example.com"
-	for _, subj := range []string{siteSubject("auto", site), pageSubject("auto", site), doneSubject("auto", site), formSubject("auto", "0123456789abcdef")} {
+	for _, subj := range []string{siteSubject("auto", site), pageSubject("auto", site, "holder1"), doneSubject("auto", site), formSubject("auto", "0123456789abcdef")} {
 		kind, crawlName, ok := subjectCrawl(subj)
 		if !ok || crawlName != "auto" || !strings.HasPrefix(subj, "dwcrawl."+kind+".") {
 			t.Errorf("%s: kind %q crawl %q ok %v", subj, kind, crawlName, ok)

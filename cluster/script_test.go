@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +42,7 @@ func TestRun3Script(t *testing.T) {
 	// on a timeout the script's trap stops what it started
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = time.Minute
-	cmd.Env = append(os.Environ(), "DWCRAWL="+bin, "NATSD="+natsd, "WORK="+t.TempDir())
+	cmd.Env = append(os.Environ(), "DWCRAWL="+bin, "NATSD="+natsd, "WORK="+t.TempDir(), "PORT="+strconv.Itoa(freePorts(t, 9)))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -66,4 +68,30 @@ func TestRun3Script(t *testing.T) {
 		t.Errorf("dwcrawl forms exported %d forms, the crawl counted %d", forms, sum.SearchableForms)
 	}
 	t.Logf("%d pages, %d forms\n%s", sum.Pages, forms, stderr.String())
+}
+
+// freePorts returns the first of n consecutive loopback ports nothing
+// holds, below the kernel's ephemeral ports (where another process's
+// outgoing connection may take one between this check and the bind).
+func freePorts(t *testing.T, n int) int {
+	t.Helper()
+	for range 100 {
+		base := 20000 + rand.IntN(1200)*10
+		var ls []net.Listener
+		for p := base; p < base+n; p++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				break
+			}
+			ls = append(ls, l)
+		}
+		for _, l := range ls {
+			l.Close()
+		}
+		if len(ls) == n {
+			return base
+		}
+	}
+	t.Fatalf("no %d free consecutive loopback ports", n)
+	return 0
 }

@@ -26,6 +26,8 @@ import (
 type Hooks struct {
 	Budget crawl.Budget
 	Sink   crawl.PageSink
+	// Probes is the crawl's probe budget; set its limit from the profile.
+	Probes *ProbeBudget
 }
 
 // OpenExplorer builds a worker's engine for the crawl spec describes, with
@@ -345,8 +347,8 @@ func (w *worker) open(ctx context.Context, cr *crawlRun) error {
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	cr.cancel = cancel
 	cr.budget = newPageBudget(rctx, w.c, cr.name, spec.Pages)
-	sink := &pageSink{c: w.c, ctx: rctx, crawl: cr.name, log: w.log}
-	x, closeFn, err := w.opt.Open(ctx, spec, filepath.Join(w.opt.Dir, cr.name), Hooks{Budget: cr.budget, Sink: sink})
+	sink := &pageSink{c: w.c, ctx: rctx, crawl: cr.name, log: w.log, budget: cr.budget}
+	x, closeFn, err := w.opt.Open(ctx, spec, filepath.Join(w.opt.Dir, cr.name), Hooks{Budget: cr.budget, Sink: sink, Probes: newProbeBudget(rctx, w.c, cr.name)})
 	if err != nil {
 		cancel()
 		return err
@@ -443,7 +445,7 @@ func (w *worker) importSite(ctx context.Context, cr *crawlRun, site string) erro
 
 // sitePages reads the pages published for site.
 func (c *Conn) sitePages(ctx context.Context, name, site string) ([]crawl.PageResult, error) {
-	subj := pageSubject(name, site)
+	subj := pageSubject(name, site, "*") // the pages of every holder
 	var pages []crawl.PageResult
 	err := c.do(ctx, func(ctx context.Context) error {
 		pages = nil
@@ -451,7 +453,10 @@ func (c *Conn) sitePages(ctx context.Context, name, site string) ([]crawl.PageRe
 		if err != nil {
 			return err
 		}
-		want := int(info.State.Subjects[subj])
+		want := 0
+		for _, n := range info.State.Subjects {
+			want += int(n)
+		}
 		if want == 0 {
 			return nil
 		}
@@ -560,6 +565,9 @@ type pageSink struct {
 	ctx   context.Context
 	crawl string
 	log   *slog.Logger
+	// budget is the engine's page budget: the page subjects end in its
+	// holder id, and it learns which of its pages are published
+	budget *pageBudget
 	// coordinator: the pages are the coordinator's own (it records them
 	// itself; its results consumer only publishes their forms)
 	coordinator bool
@@ -579,11 +587,15 @@ func (s *pageSink) RecordPage(p crawl.PageResult) error {
 	if dropped > 0 {
 		s.log.Warn("page too large for the server: links left out of its record", "url", p.URL, "links", dropped)
 	}
-	m := &nats.Msg{Subject: pageSubject(s.crawl, p.Site), Data: data, Header: nats.Header{}}
+	m := &nats.Msg{Subject: pageSubject(s.crawl, p.Site, s.budget.holder), Data: data, Header: nats.Header{}}
 	if s.coordinator {
 		m.Header.Set(fromHeader, fromCoordinator)
 	}
-	return s.c.publishMsg(s.ctx, m, s.crawl+"/page/"+hash16(p.URL))
+	if err := s.c.publishMsg(s.ctx, m, s.crawl+"/page/"+hash16(p.URL)); err != nil {
+		return err
+	}
+	s.budget.Published()
+	return nil
 }
 
 // LiveWorkers returns the heartbeat entries of the live workers.

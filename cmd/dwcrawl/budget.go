@@ -15,8 +15,9 @@ func init() {
 		Usage:     "set or show a query budget shared by surfacing and enrichment jobs on a cluster",
 		UsageText: "dwcrawl budget --nats URL [--set N] NAME",
 		Description: `A query budget lives on the NATS JetStream cluster: every surface or enrich run given
---nats URL --budget-name NAME spends one query of it per request to its keyword interface, wherever
-it runs, and stops normally when the budget is spent. --set sets the limit (what was spent stays).`,
+--nats URL --budget-name NAME spends one query of it per query it sends, wherever it runs (a query
+read over several result pages counts once, as --budget counts it), and stops normally when the
+budget is spent. --set sets the limit (what was spent stays).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "nats", Usage: "NATS server `URL`", Required: true},
 			&cli.Int64Flag{Name: "set", Value: -1, Usage: "set the limit to `N` queries"},

@@ -13,7 +13,7 @@ import (
 // cluster (see dwcrawl budget).
 var clusterBudgetFlags = []cli.Flag{
 	&cli.StringFlag{Name: "nats", Usage: "NATS server `URL` of the cluster holding --budget-name"},
-	&cli.StringFlag{Name: "budget-name", Usage: "spend the cluster's shared query budget `NAME` (set with dwcrawl budget), one query per request"},
+	&cli.StringFlag{Name: "budget-name", Usage: "spend the cluster's shared query budget `NAME` (set with dwcrawl budget), one per query as --budget counts them"},
 }
 
 // clusterBudget returns the wrapper that makes the keyword interface spend

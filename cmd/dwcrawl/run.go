@@ -217,6 +217,11 @@ func runCluster(c *cli.Context, s app.CrawlOptions, dir string) error {
 		fmt.Fprintf(c.App.ErrWriter, "dwcrawl: crawl %s on %s (%s, strategy %s), coordinated from %s; workers: dwcrawl worker --nats %s\n",
 			spec.Name, url, s.DescribeWeb(), spec.Strategy, dir, url)
 	}
+	var archived *app.WARCSummary
+	if s.WARC != "" {
+		fmt.Fprintf(c.App.ErrWriter, "dwcrawl: --warc %s archives the coordinator's own fetches; the workers archive theirs with dwcrawl worker --warc DIR\n", s.WARC)
+		o.OnWARC = func(w *app.WARCSummary) { archived = w }
+	}
 	sn, runErr := app.ClusterRun(c.Context, o)
 	if live {
 		fmt.Fprintln(os.Stderr)
@@ -225,10 +230,16 @@ func runCluster(c *cli.Context, s app.CrawlOptions, dir string) error {
 		return runErr
 	}
 	if c.Bool("json") {
-		writeJSON(c.App.Writer, sn)
+		writeJSON(c.App.Writer, struct {
+			crawl.Snapshot
+			WARC *app.WARCSummary `json:"warc,omitempty"`
+		}{sn, archived})
 	} else {
 		sn.ProbingOff = s.Profile.Probe.Queries == 0
 		fmt.Fprint(c.App.Writer, sn.Summary())
+		if archived != nil {
+			fmt.Fprintf(c.App.Writer, "warc                 %s (the coordinator's fetches)\n", archived)
+		}
 		fmt.Fprintf(c.App.Writer, "forms: dwcrawl forms --nats %s --crawl %s\n", url, name)
 	}
 	if runErr != nil {

@@ -123,6 +123,17 @@ type Deps struct {
 	Budget     Budget
 	Sink       PageSink
 	Dispatcher Dispatcher
+	// ProbeBudget, when set, replaces the engine's own count of the
+	// profile's probe budget (a cluster's engines share one).
+	ProbeBudget ProbeBudget
+}
+
+// ProbeBudget is a budget of probe queries shared with other engines.
+type ProbeBudget interface {
+	// ReserveProbes takes n probe queries; false when fewer are left.
+	ReserveProbes(n int64) bool
+	// ReleaseProbes gives back n reserved queries that were not sent.
+	ReleaseProbes(n int64)
 }
 
 // FormProber submits probe queries to a searchable form and says what it

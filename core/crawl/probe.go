@@ -33,6 +33,7 @@ func (e *Engine) probeForms(ctx context.Context, v *visited, body []byte, base *
 		}
 		pr, err := e.deps.Prober.Probe(ctx, &v.Page.Forms[i], v.formDecisions[i], v.URL, tmpl, e.deps.Pages)
 		if err != nil {
+			e.releaseProbes(per)
 			e.probing.Add(-per)
 			if ctx.Err() != nil {
 				return
@@ -40,6 +41,7 @@ func (e *Engine) probeForms(ctx context.Context, v *visited, body []byte, base *
 			e.log.Debug("probe refused", "url", v.URL, "form", i, "err", err)
 			continue
 		}
+		e.releaseProbes(per - int64(len(pr.Queries)))
 		e.probing.Add(int64(len(pr.Queries)) - per)
 		v.probeQueries += int64(len(pr.Queries))
 		if v.probes == nil {
@@ -53,6 +55,13 @@ func (e *Engine) probeForms(ctx context.Context, v *visited, body []byte, base *
 // reserveProbe reserves n probe queries of the profile's budget, counted
 // over the crawl (the store's counter) and the probes under way.
 func (e *Engine) reserveProbe(n int64) bool {
+	if e.deps.ProbeBudget != nil {
+		if !e.deps.ProbeBudget.ReserveProbes(n) {
+			return false
+		}
+		e.probing.Add(n)
+		return true
+	}
 	budget := int64(e.prof.Probe.Budget)
 	for {
 		cur := e.probing.Load()
@@ -62,5 +71,13 @@ func (e *Engine) reserveProbe(n int64) bool {
 		if e.probing.CompareAndSwap(cur, cur+n) {
 			return true
 		}
+	}
+}
+
+// releaseProbes gives n reserved probe queries that were not sent back to
+// a shared probe budget.
+func (e *Engine) releaseProbes(n int64) {
+	if e.deps.ProbeBudget != nil && n > 0 {
+		e.deps.ProbeBudget.ReleaseProbes(n)
 	}
 }

@@ -400,7 +400,7 @@ func (e *Engine) ImportPage(ctx context.Context, p PageResult) (Imported, error)
 	for _, f := range p.Forms {
 		byIndex[f.Index] = f
 	}
-	nSearch, nRel := 0, 0
+	nSearch, nRel, nProbed, nProbes := 0, 0, 0, 0
 	for i := range rec.Forms {
 		fr := &rec.Forms[i]
 		if !fr.Searchable {
@@ -423,6 +423,10 @@ func (e *Engine) ImportPage(ctx context.Context, p PageResult) (Imported, error)
 		if fr.Relevant {
 			nRel++
 		}
+		if sf.Probe != nil {
+			nProbed++
+			nProbes += len(sf.Probe.Queries)
+		}
 		sf.ID, sf.Relevant = store.FormID(rec.URL, sf.Index), fr.Relevant
 		im.Forms = append(im.Forms, sf)
 	}
@@ -443,6 +447,8 @@ func (e *Engine) ImportPage(ctx context.Context, p PageResult) (Imported, error)
 	n.add(cForms, int64(len(rec.Forms)))
 	n.add(cSearchable, int64(nSearch))
 	n.add(cRelevant, int64(nRel))
+	n.add(cProbed, int64(nProbed))
+	n.add(cProbes, int64(nProbes))
 	learn := p.Example != nil && nRel > 0 && t.rk.learn != nil
 	if learn {
 		if err := t.rk.learn.stage(b, rank.SpaceFSL, rec.URL, *p.Example); err != nil {

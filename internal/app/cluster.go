@@ -35,6 +35,10 @@ type ClusterRunOptions struct {
 	Progress func(sn crawl.Snapshot, workers int)
 	// OnStart, when set, is told the crawl's spec once it is registered.
 	OnStart func(cluster.Spec)
+	// OnWARC, when set, is told what the coordinator archived (with
+	// CrawlOptions.WARC: its own fetches; workers archive theirs with
+	// WorkOptions.WARC) once the archive is closed.
+	OnWARC func(*WARCSummary)
 }
 
 // ClusterSpec is the spec a cluster crawl of o registers: what every worker
@@ -105,6 +109,8 @@ func ClusterRun(ctx context.Context, o ClusterRunOptions) (crawl.Snapshot, error
 		s := o.CrawlOptions
 		s.Strategy = spec.Strategy
 		s.Budget, s.Sink, s.Dispatcher = h.Budget, h.Sink, h.Dispatcher
+		h.Probes.SetLimit(o.Profile.Probe.Budget)
+		s.ProbeBudget = h.Probes
 		if o.Progress != nil {
 			s.Progress = func(sn crawl.Snapshot) { o.Progress(sn, h.Workers()) }
 		}
@@ -115,7 +121,14 @@ func ClusterRun(ctx context.Context, o ClusterRunOptions) (crawl.Snapshot, error
 		if o.OnStart != nil {
 			o.OnStart(spec)
 		}
-		return c.Engine, c.Close, nil
+		closeFn := func() error {
+			err := c.Close()
+			if c.WARC != nil && o.OnWARC != nil {
+				o.OnWARC(c.WARC)
+			}
+			return err
+		}
+		return c.Engine, closeFn, nil
 	}
 	return conn.Coordinate(ctx, cluster.CoordinatorOptions{Spec: spec, Open: open, Logger: o.Logger})
 }
@@ -126,7 +139,10 @@ type WorkOptions struct {
 	Dir     string
 	Sites   int
 	AckWait time.Duration
-	Logger  *slog.Logger
+	// WARC, when set, archives every HTTP exchange of the worker's engines
+	// in WARC/<crawl> (one directory per worker).
+	WARC   string
+	Logger *slog.Logger
 }
 
 // Work joins the cluster at o.NATS and explores sites of any of its crawls
@@ -140,13 +156,17 @@ func Work(ctx context.Context, o WorkOptions) error {
 		return err
 	}
 	defer conn.Close()
-	return conn.Work(ctx, cluster.WorkerOptions{Dir: o.Dir, Sites: o.Sites, AckWait: o.AckWait, Logger: o.Logger, Open: OpenExplorer(o.Logger)})
+	return conn.Work(ctx, cluster.WorkerOptions{Dir: o.Dir, Sites: o.Sites, AckWait: o.AckWait, Logger: o.Logger, Open: openExplorer(o.Logger, o.WARC)})
 }
 
 // OpenExplorer builds a worker's engine for a crawl spec: the same profile,
 // strategy, classifiers and (on the testbed) simulated web as the
 // coordinator's, its state in dir.
-func OpenExplorer(log *slog.Logger) cluster.OpenExplorer {
+func OpenExplorer(log *slog.Logger) cluster.OpenExplorer { return openExplorer(log, "") }
+
+// openExplorer is OpenExplorer archiving every HTTP exchange of a crawl in
+// warcDir/<crawl> (none when warcDir is "").
+func openExplorer(log *slog.Logger, warcDir string) cluster.OpenExplorer {
 	return func(ctx context.Context, spec cluster.Spec, dir string, h cluster.Hooks) (*crawl.SiteExplorer, func() error, error) {
 		p, err := profile.LoadSource(ctx, spec.Profile, spec.ProfileSource)
 		if err != nil {
@@ -154,7 +174,11 @@ func OpenExplorer(log *slog.Logger) cluster.OpenExplorer {
 		}
 		s := CrawlOptions{Profile: p, Dir: dir, Strategy: spec.Strategy, Workers: 1, Pages: spec.Pages, Seed: spec.Seed,
 			Net: NetOptions{AllowPrivate: spec.AllowPrivate, Resolve: spec.Resolve, Proxy: spec.Proxy, Headers: spec.Headers}, Delay: spec.Delay, TestbedSeeds: spec.TestbedSeeds, Logger: log,
-			Budget: h.Budget, Sink: h.Sink}
+			Budget: h.Budget, Sink: h.Sink, ProbeBudget: h.Probes}
+		h.Probes.SetLimit(p.Probe.Budget)
+		if warcDir != "" {
+			s.WARC = filepath.Join(warcDir, spec.Name)
+		}
 		if len(spec.Testbed) > 0 {
 			cfg, err := simweb.ParseConfig(spec.Testbed)
 			if err != nil {

@@ -75,6 +75,8 @@ type CrawlOptions struct {
 	Budget     crawl.Budget
 	Sink       crawl.PageSink
 	Dispatcher crawl.Dispatcher
+	// ProbeBudget, when set, is the probe budget the crawl shares.
+	ProbeBudget crawl.ProbeBudget
 }
 
 // Crawl is an assembled engine with the resources it owns.
@@ -219,7 +221,7 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		return nil, err
 	}
 	c.Classifiers = cls
-	deps := crawl.Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites, Budget: s.Budget, Sink: s.Sink, Dispatcher: s.Dispatcher}
+	deps := crawl.Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites, Budget: s.Budget, Sink: s.Sink, Dispatcher: s.Dispatcher, ProbeBudget: s.ProbeBudget}
 	if p.Probe.Queries > 0 {
 		pr, err := probe.New(f, probe.Options{Queries: p.Probe.Queries, Terms: p.Keywords})
 		if err != nil {

@@ -10,13 +10,26 @@
 #
 # DWCRAWL and NATSD name prebuilt binaries (else they are built into the
 # work directory); PORT is the first of the nine loopback ports it uses
-# (default: chosen from the pid); WORK keeps the directories (default: a
+# (default: a free block chosen from the pid); WORK keeps the directories (default: a
 # temporary directory, removed on exit).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 pages=${1:-600}
-port=${PORT:-$((20000 + ($$ % 2000) * 10))}
+# below the kernel's ephemeral ports (32768 and up by default), where an
+# outgoing connection of any process may hold a port; a block with a port
+# something listens on is skipped
+port=${PORT:-$((20000 + ($$ % 1200) * 10))}
+if [ -z "${PORT:-}" ]; then
+	for _ in $(seq 50); do
+		busy=
+		for ((p = port; p < port + 9; p++)); do
+			if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then busy=1; break; fi
+		done
+		[ -z "$busy" ] && break
+		port=$((port + 10 > 32750 ? 20000 : port + 10))
+	done
+fi
 keep=${WORK:+1}
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
