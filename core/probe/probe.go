@@ -132,7 +132,52 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageU
 		return nil, err
 	}
 	decision, evidence := decide(qs, topic != nil, p.opt.MinOnTopic)
+	if decision == store.ProbeTopicDatabase && topic != nil {
+		qs, decision, evidence = p.general(ctx, f, box, qs, w, tmpl, topic, decision, evidence)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 	return &store.Probe{Decision: decision, Evidence: evidence, Queries: qs, At: time.Now()}, nil
+}
+
+// generalQueries sample what a database holds whatever the topic: the
+// empty query (many searches list everything, the site's own listing)
+// and, when that lists nothing, the commonest English word.
+var generalQueries = []string{"", "the"}
+
+// general checks a topic-database decision against a general sample of
+// the database: topic terms also find the few records of another topic's
+// database that use them (papers on car sharing asked "car"), and those
+// records read as the topic; a database whose general contents are not
+// about the topic is then a site search of another topic. The sample is
+// the first general query whose answer lists records unlike the nonsense
+// term's; a database none of whose general queries lists records keeps
+// its decision. The queries are recorded, so the budget counts them.
+func (p *Prober) general(ctx context.Context, f *page.Form, box int, qs []store.ProbeQuery, w records.Wrapper, tmpl *records.Template, topic Topic, decision string, ev []string) ([]store.ProbeQuery, string, []string) {
+	var nonsense store.ProbeQuery
+	for _, q := range qs {
+		if q.Kind == "nonsense" {
+			nonsense = q
+		}
+	}
+	for _, g := range generalQueries {
+		if ctx.Err() != nil {
+			break
+		}
+		q := store.ProbeQuery{Query: g, Kind: "general"}
+		w = p.ask(ctx, f, box, &q, w, tmpl, topic)
+		qs = append(qs, q)
+		ev = append(ev, describe(q))
+		if q.Error != "" || q.Login || q.Records == 0 || (nonsense.Error == "" && q.Signature == nonsense.Signature) {
+			continue
+		}
+		if q.OnTopic < p.opt.MinOnTopic {
+			return qs, store.ProbeSiteSearch, append(ev, fmt.Sprintf("but a general sample of the database (query %q) is not about the topic (%.0f%% of its records < %.0f%%): the topic's terms match a few of its records only", g, 100*q.OnTopic, 100*p.opt.MinOnTopic))
+		}
+		return qs, decision, append(ev, fmt.Sprintf("a general sample of the database (query %q) is about the topic too (%.0f%% of its records)", g, 100*q.OnTopic))
+	}
+	return qs, decision, append(ev, "no general query listed records: the topic terms' records decide")
 }
 
 // queryBox is the form's keyword box: a search input, else a text input or
@@ -244,7 +289,18 @@ func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQ
 	if q.Records == 0 && passwordPage(res.Forms) {
 		q.Login = true
 	}
-	if q.Records > 0 && topic != nil {
+	if q.Records > 0 && topic != nil && q.Kind == "general" {
+		// a sample of the database: the share of its records about the
+		// topic, so that a few strongly on-topic records do not carry
+		// the rest
+		on := 0
+		for _, r := range res.Records {
+			if ok, _ := topic.Relevant(withoutQuery(r.Text, q.Query)); ok {
+				on++
+			}
+		}
+		q.OnTopic = float64(on) / float64(len(res.Records))
+	} else if q.Records > 0 && topic != nil {
 		var b strings.Builder
 		for _, r := range res.Records {
 			b.WriteString(r.Text)
