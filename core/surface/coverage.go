@@ -462,7 +462,9 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 		for ; next < q.before && next < n; next++ {
 			cum[stratum(int32(lens[next]))]++
 		}
-		if q.before == 0 || len(q.docs) == 0 {
+		if q.before == 0 || len(q.docs) == 0 || len(q.terms) == 0 {
+			// no keyword (only bound inputs): its matches among the
+			// downloaded documents cannot be counted from their text
 			continue
 		}
 		if q.fromDocs && !q.limited && q.reported < 0 {
