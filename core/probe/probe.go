@@ -141,6 +141,42 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageU
 	return &store.Probe{Decision: decision, Evidence: evidence, Queries: qs, At: time.Now()}, nil
 }
 
+// maxGeneralDrop is how much less on the topic a general sample may be
+// than the records the topic's terms list: in a database of the topic a
+// record is about the topic whether or not it holds those terms, so the
+// two agree; a sample far below says the terms found a corner of a
+// database of something else.
+const maxGeneralDrop = 0.3
+
+// generalVerdict judges a general sample whose share of on-topic records
+// is share, against the topic answers' topic probability topic.
+func generalVerdict(share, topic, minOnTopic float64) (bool, string) {
+	switch {
+	case share < minOnTopic:
+		return false, fmt.Sprintf("%.0f%% of its records are about the topic (< %.0f%%)", 100*share, 100*minOnTopic)
+	case share < topic-maxGeneralDrop:
+		return false, fmt.Sprintf("%.0f%% of its records are about the topic, against p=%.2f for the records the topic's terms list", 100*share, topic)
+	}
+	return true, ""
+}
+
+// topicOn is the mean topic probability of the topic answers that list
+// records unlike the nonsense term's.
+func topicOn(qs []store.ProbeQuery, nonsense store.ProbeQuery) float64 {
+	var sum float64
+	n := 0
+	for _, q := range qs {
+		if q.Kind == "topic" && q.Records > 0 && q.Error == "" && (nonsense.Error != "" || q.Signature != nonsense.Signature) {
+			sum += q.OnTopic
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
 // generalQueries sample what a database holds whatever the topic: the
 // empty query (many searches list everything, the site's own listing)
 // and, when that lists nothing, the commonest English word.
@@ -172,8 +208,8 @@ func (p *Prober) general(ctx context.Context, f *page.Form, box int, qs []store.
 		if q.Error != "" || q.Login || q.Records == 0 || (nonsense.Error == "" && q.Signature == nonsense.Signature) {
 			continue
 		}
-		if q.OnTopic < p.opt.MinOnTopic {
-			return qs, store.ProbeSiteSearch, append(ev, fmt.Sprintf("but a general sample of the database (query %q) is not about the topic (%.0f%% of its records < %.0f%%): the topic's terms match a few of its records only", g, 100*q.OnTopic, 100*p.opt.MinOnTopic))
+		if ok, why := generalVerdict(q.OnTopic, topicOn(qs, nonsense), p.opt.MinOnTopic); !ok {
+			return qs, store.ProbeSiteSearch, append(ev, fmt.Sprintf("but a general sample of the database (query %q) is not about the topic: %s; the topic's terms match a corner of it only", g, why))
 		}
 		return qs, decision, append(ev, fmt.Sprintf("a general sample of the database (query %q) is about the topic too (%.0f%% of its records)", g, 100*q.OnTopic))
 	}

@@ -297,3 +297,22 @@ func TestWithoutQuery(t *testing.T) {
 		}
 	}
 }
+
+func TestGeneralVerdict(t *testing.T) {
+	tests := []struct {
+		name         string
+		share, topic float64
+		want         bool
+	}{
+		{"on topic like the topic answers", 0.95, 0.67, true},
+		{"all on topic", 1, 1, true},
+		{"mostly off topic", 0.2, 1, false},
+		{"a majority, far below the topic answers", 0.56, 1, false},
+		{"a majority, near the topic answers", 0.75, 0.9, true},
+	}
+	for _, tt := range tests {
+		if got, why := generalVerdict(tt.share, tt.topic, 0.5); got != tt.want || (!got && why == "") {
+			t.Errorf("%s: generalVerdict(%.2f, %.2f) = %v %q, want %v", tt.name, tt.share, tt.topic, got, why, tt.want)
+		}
+	}
+}
