@@ -233,7 +233,9 @@ type Probe struct {
 // ProbeQuery is one probe query and its answer.
 type ProbeQuery struct {
 	Query string `json:"query"`
-	// Kind is "topic" (a term of the profile) or "nonsense".
+	// Kind is "topic" (a term of the profile), "nonsense" or "general"
+	// (a sample of the whole database, core/probe; its OnTopic is the share
+	// of its records judged about the topic).
 	Kind string `json:"kind"`
 	// URL is the request (the form's action, with the query for GET);
 	// Final the answer's URL after redirects.

@@ -111,7 +111,7 @@ func TestClassifyProbe(t *testing.T) {
 	if len(res.Forms) != 2 || res.Forms[0].Probe == nil || res.Forms[1].Probe != nil || res.Forms[1].NotProbed == "" {
 		t.Fatalf("forms %+v", res.Forms)
 	}
-	if p := res.Forms[0].Probe; len(p.Queries) != 3 || p.Queries[0].Kind != "nonsense" || p.Decision == "" || p.Queries[1].Records != 4 {
+	if p := res.Forms[0].Probe; len(p.Queries) < 3 || p.Queries[0].Kind != "nonsense" || p.Decision == "" || p.Queries[1].Records != 4 {
 		t.Errorf("probe %+v", p)
 	}
 	mu.Lock()

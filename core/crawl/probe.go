@@ -9,6 +9,10 @@ import (
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
+// generalProbes is the most queries core/probe adds to a form's probe to
+// check a topic-database decision against a general sample.
+const generalProbes = 2
+
 // probeForms probes the page's searchable forms whose domain the
 // classifiers could not tell from the form's own text (SmartCrawler's
 // future work, package probe), within the profile's probe budget. A
@@ -20,6 +24,10 @@ func (e *Engine) probeForms(ctx context.Context, v *visited, body []byte, base *
 	if e.deps.Prober == nil || per <= 0 || v.Page == nil {
 		return
 	}
+	// a topic-database decision is checked with up to generalProbes
+	// queries more (core/probe's general sample): reserved, so that the
+	// budget holds
+	per += generalProbes
 	var tmpl *records.Template
 	for i, fr := range v.Forms {
 		if !fr.Searchable || v.formDecisions[i].DomainEvidence == form.LevelForm {

@@ -132,7 +132,88 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageU
 		return nil, err
 	}
 	decision, evidence := decide(qs, topic != nil, p.opt.MinOnTopic)
+	if decision == store.ProbeTopicDatabase && topic != nil {
+		qs, decision, evidence = p.general(ctx, f, box, qs, w, tmpl, topic, decision, evidence)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 	return &store.Probe{Decision: decision, Evidence: evidence, Queries: qs, At: time.Now()}, nil
+}
+
+// maxGeneralDrop is how much less on the topic a general sample may be
+// than the records the topic's terms list: in a database of the topic a
+// record is about the topic whether or not it holds those terms, so the
+// two agree; a sample far below says the terms found a corner of a
+// database of something else.
+const maxGeneralDrop = 0.3
+
+// generalVerdict judges a general sample whose share of on-topic records
+// is share, against the topic answers' topic probability topic.
+func generalVerdict(share, topic, minOnTopic float64) (bool, string) {
+	switch {
+	case share < minOnTopic:
+		return false, fmt.Sprintf("%.0f%% of its records are about the topic (< %.0f%%)", 100*share, 100*minOnTopic)
+	case share < topic-maxGeneralDrop:
+		return false, fmt.Sprintf("%.0f%% of its records are about the topic, against p=%.2f for the records the topic's terms list", 100*share, topic)
+	}
+	return true, ""
+}
+
+// topicOn is the mean topic probability of the topic answers that list
+// records unlike the nonsense term's.
+func topicOn(qs []store.ProbeQuery, nonsense store.ProbeQuery) float64 {
+	var sum float64
+	n := 0
+	for _, q := range qs {
+		if q.Kind == "topic" && q.Records > 0 && q.Error == "" && (nonsense.Error != "" || q.Signature != nonsense.Signature) {
+			sum += q.OnTopic
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// generalQueries sample what a database holds whatever the topic: the
+// empty query (many searches list everything, the site's own listing)
+// and, when that lists nothing, the commonest English word.
+var generalQueries = []string{"", "the"}
+
+// general checks a topic-database decision against a general sample of
+// the database: topic terms also find the few records of another topic's
+// database that use them (papers on car sharing asked "car"), and those
+// records read as the topic; a database whose general contents are not
+// about the topic is then a site search of another topic. The sample is
+// the first general query whose answer lists records unlike the nonsense
+// term's; a database none of whose general queries lists records keeps
+// its decision. The queries are recorded, so the budget counts them.
+func (p *Prober) general(ctx context.Context, f *page.Form, box int, qs []store.ProbeQuery, w records.Wrapper, tmpl *records.Template, topic Topic, decision string, ev []string) ([]store.ProbeQuery, string, []string) {
+	var nonsense store.ProbeQuery
+	for _, q := range qs {
+		if q.Kind == "nonsense" {
+			nonsense = q
+		}
+	}
+	for _, g := range generalQueries {
+		if ctx.Err() != nil {
+			break
+		}
+		q := store.ProbeQuery{Query: g, Kind: "general"}
+		w = p.ask(ctx, f, box, &q, w, tmpl, topic)
+		qs = append(qs, q)
+		ev = append(ev, describe(q))
+		if q.Error != "" || q.Login || q.Records == 0 || (nonsense.Error == "" && q.Signature == nonsense.Signature) {
+			continue
+		}
+		if ok, why := generalVerdict(q.OnTopic, topicOn(qs, nonsense), p.opt.MinOnTopic); !ok {
+			return qs, store.ProbeSiteSearch, append(ev, fmt.Sprintf("but a general sample of the database (query %q) is not about the topic: %s; the topic's terms match a corner of it only", g, why))
+		}
+		return qs, decision, append(ev, fmt.Sprintf("a general sample of the database (query %q) is about the topic too (%.0f%% of its records)", g, 100*q.OnTopic))
+	}
+	return qs, decision, append(ev, "no general query listed records: the topic terms' records decide")
 }
 
 // queryBox is the form's keyword box: a search input, else a text input or
@@ -244,7 +325,18 @@ func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQ
 	if q.Records == 0 && passwordPage(res.Forms) {
 		q.Login = true
 	}
-	if q.Records > 0 && topic != nil {
+	if q.Records > 0 && topic != nil && q.Kind == "general" {
+		// a sample of the database: the share of its records about the
+		// topic, so that a few strongly on-topic records do not carry
+		// the rest
+		on := 0
+		for _, r := range res.Records {
+			if ok, _ := topic.Relevant(withoutQuery(r.Text, q.Query)); ok {
+				on++
+			}
+		}
+		q.OnTopic = float64(on) / float64(len(res.Records))
+	} else if q.Records > 0 && topic != nil {
 		var b strings.Builder
 		for _, r := range res.Records {
 			b.WriteString(r.Text)

@@ -32,6 +32,21 @@ var movies = []string{
 	"Chinatown: a neo-noir crime film starring Jack Nicholson",
 }
 
+// papers is a database of another topic (research papers) a few of whose
+// records use the movie terms and read as movies.
+var papers = []string{
+	"Horror film audiences: a study of thriller and horror film viewers, director and actor effects",
+	"Film cast networks: actor and director collaboration in drama film casts",
+	"Sparse matrix algorithms for graph partitioning on parallel machines",
+	"A survey of query optimization in relational database systems",
+	"Learning to rank with gradient boosted trees for web search",
+	"Type inference for dynamically typed languages with gradual typing",
+	"Consensus protocols for replicated state machines under partitions",
+	"Energy efficient scheduling of tasks on multicore processors",
+	"Compressed indexes for full-text search over large collections",
+	"Differential privacy for counting queries over streams",
+}
+
 var recipes = []string{
 	"Lemon tart: pastry, lemons, sugar and eggs baked until set",
 	"Pea soup: split peas simmered with ham hock and onion",
@@ -68,7 +83,8 @@ func newSite(t *testing.T, db []string) *site {
 		var b strings.Builder
 		n := 0
 		for i, rec := range db {
-			if q != "" && strings.Contains(strings.ToLower(rec), q) {
+			// the empty query lists everything (the site's listing)
+			if strings.Contains(strings.ToLower(rec), q) {
 				title, desc, _ := strings.Cut(rec, ": ")
 				fmt.Fprintf(&b, `<li class="hit"><h3><a href="/item/%d">%s</a></h3><p class="snippet">%s</p></li>`, i, html.EscapeString(title), html.EscapeString(desc))
 				n++
@@ -158,6 +174,7 @@ func TestProbe(t *testing.T) {
 		{"movie database", movies, "/search", movieWords, store.ProbeTopicDatabase, "about the topic"},
 		{"movie database, no topic judge", movies, "/search", nil, store.ProbeTopicDatabase, "topic's terms find records"},
 		{"cooking site search", recipes, "/search", movieWords, store.ProbeSiteSearch, "not about the topic"},
+		{"papers database, a few records on the topic", papers, "/search", movieWords, store.ProbeSiteSearch, "general sample of the database"},
 		{"answer ignores the query", movies, "/static", movieWords, store.ProbeNotDatabase, "does not change"},
 		{"login wall", movies, "/members", movieWords, store.ProbeNotDatabase, "login page"},
 	}
@@ -176,8 +193,19 @@ func TestProbe(t *testing.T) {
 			if res.Decision != tt.want || !strings.Contains(ev, tt.reason) {
 				t.Errorf("decision %s, want %s (evidence should say %q):\n%s", res.Decision, tt.want, tt.reason, ev)
 			}
-			if len(res.Queries) != 4 || res.Queries[0].Kind != "nonsense" || res.Queries[1].Query != "film" || res.Queries[3].Query != "Ford" {
+			if len(res.Queries) < 4 || res.Queries[0].Kind != "nonsense" || res.Queries[1].Query != "film" || res.Queries[3].Query != "Ford" {
 				t.Errorf("queries %+v: want the nonsense term and the first 3 terms", res.Queries)
+			}
+			// a general sample is asked only to check a topic-database
+			// decision with a topic judge, and it is recorded
+			general := 0
+			for _, q := range res.Queries[4:] {
+				if q.Kind == "general" {
+					general++
+				}
+			}
+			if checked := tt.topic != nil && (res.Decision == store.ProbeTopicDatabase || strings.Contains(ev, "general sample")); checked != (general > 0) || len(res.Queries) != 4+general {
+				t.Errorf("%d general queries of %d, decision %s", general, len(res.Queries), res.Decision)
 			}
 			if got := s.count(); got < 4 {
 				t.Errorf("%d requests reached the site for 4 probe queries", got)
@@ -266,6 +294,25 @@ func TestWithoutQuery(t *testing.T) {
 	for _, tt := range tests {
 		if got := withoutQuery(tt.text, tt.query); got != tt.want {
 			t.Errorf("withoutQuery(%q, %q) = %q, want %q", tt.text, tt.query, got, tt.want)
+		}
+	}
+}
+
+func TestGeneralVerdict(t *testing.T) {
+	tests := []struct {
+		name         string
+		share, topic float64
+		want         bool
+	}{
+		{"on topic like the topic answers", 0.95, 0.67, true},
+		{"all on topic", 1, 1, true},
+		{"mostly off topic", 0.2, 1, false},
+		{"a majority, far below the topic answers", 0.56, 1, false},
+		{"a majority, near the topic answers", 0.75, 0.9, true},
+	}
+	for _, tt := range tests {
+		if got, why := generalVerdict(tt.share, tt.topic, 0.5); got != tt.want || (!got && why == "") {
+			t.Errorf("%s: generalVerdict(%.2f, %.2f) = %v %q, want %v", tt.name, tt.share, tt.topic, got, why, tt.want)
 		}
 	}
 }

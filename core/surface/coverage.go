@@ -126,6 +126,7 @@ type queryCapture struct {
 	reported int  // reported total, -1 hidden
 	limited  bool // the answer was cut by the result limit
 	docs     []int32
+	terms    []int32    // the query's term ids (its matches: documents holding all)
 	known    []lenCount // downloaded before and matching, by length
 	returned []lenCount // returned, by length
 }
@@ -138,7 +139,7 @@ type captureLog struct {
 // observe records an issued query and sets iq.DocsBefore and iq.Known.
 func (c *captureLog) observe(s *Stats, iq *IssuedQuery, res []Result, ids []int32) {
 	iq.DocsBefore = len(s.docTerms) - iq.New
-	q := queryCapture{before: iq.DocsBefore, reported: iq.Total, limited: iq.Limited, docs: make([]int32, len(res))}
+	q := queryCapture{before: iq.DocsBefore, reported: iq.Total, limited: iq.Limited, docs: make([]int32, len(res)), terms: ids}
 	fresh := make(map[int32]bool, iq.New)
 	ret := map[int32]int32{}
 	for i, r := range res {
@@ -461,7 +462,9 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 		for ; next < q.before && next < n; next++ {
 			cum[stratum(int32(lens[next]))]++
 		}
-		if q.before == 0 || len(q.docs) == 0 {
+		if q.before == 0 || len(q.docs) == 0 || len(q.terms) == 0 {
+			// no keyword (only bound inputs): its matches among the
+			// downloaded documents cannot be counted from their text
 			continue
 		}
 		if q.fromDocs && !q.limited && q.reported < 0 {
@@ -523,10 +526,35 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 		return size, recaptures, used
 	}
 	raw, recaptures, used := estimate(nil, tot, src)
-	size := math.Max(raw, floor)
-	if used < 2 || recaptures < minRecaptures {
-		return noEstimate(n)
+	loo, looOK := s.estimateLOO(tot, src, strata, floor)
+	reported := false
+	for _, t := range src {
+		reported = reported || t == totalReported
 	}
+	// with reported totals every query is a full capture and the
+	// sequential estimate holds; without them, its sample is the few
+	// complete and rank-estimated answers, which the leave-one-out
+	// estimate re-counts against every download
+	useLOO := looOK && !reported
+	if used < 2 || recaptures < minRecaptures {
+		if loo.Estimator != "" {
+			return loo
+		}
+		var sumNT float64
+		for _, r := range rows {
+			if src[r.q] == totalNone {
+				continue
+			}
+			for j := range r.before {
+				sumNT += r.before[j] * tot[r.q] * r.share[j]
+			}
+		}
+		if used == 0 || sumNT <= 0 {
+			return noEstimate(n)
+		}
+		return fewRecaptures(n, sumNT, recaptures, floor, EstimatorSchnabel+"/"+sourceNamesRows(src, rows), used)
+	}
+	size := math.Max(raw, floor)
 	redo := useRank && s.caps.needsRank(k)
 	runs := bootstrapRuns
 	if redo {
@@ -578,11 +606,30 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 		}
 	}
 	fn := float64(n)
+	if useLOO {
+		// the leave-one-out estimate, with an interval that also holds the
+		// sequential one's: the two share the model (independent
+		// captures), whose bias the spread between them shows
+		loo.SizeLow, loo.SizeHigh = math.Min(loo.SizeLow, lo), math.Max(loo.SizeHigh, hi)
+		loo.Low, loo.High = fn/loo.SizeHigh, fn/loo.SizeLow
+		return loo
+	}
 	return CoverageEstimate{
 		Docs: n, Size: size, SizeLow: lo, SizeHigh: hi,
 		Coverage: fn / size, Low: fn / hi, High: fn / lo,
 		Estimator: name, Queries: used, Strata: ns,
 	}
+}
+
+// sourceNamesRows is sourceNames for capture rows.
+func sourceNamesRows(src []totalSource, rows []captureRow) string {
+	lr := make([]looRow, 0, len(rows))
+	for _, r := range rows {
+		if src[r.q] != totalNone {
+			lr = append(lr, looRow{q: r.q})
+		}
+	}
+	return sourceNames(src, lr)
 }
 
 // poissonInterval is the exact (Garwood) interval of a Poisson mean at the

@@ -67,6 +67,7 @@ type FormPolicy struct {
 	observed map[string]observedQuery
 	proposed map[string]bool
 	turn     int // keyword queries given a required input's value
+	kwTurn   int // keyword queries routed to the informative text boxes
 }
 
 // observedQuery is what the policy learned from one answered query.
@@ -78,11 +79,11 @@ type observedQuery struct {
 	limited bool
 }
 
-// formInput is a select or radio group of the form and what the tests
-// found.
+// formInput is a select, radio group or text box (other than the query
+// box) of the form and what the tests found.
 type formInput struct {
 	name   string
-	kind   string // "select" or "radio"
+	kind   string // "select", "radio" or "text"
 	values []string
 	// keyword is the keyword its bindings carry ("" while the box may stay
 	// empty with it bound).
@@ -150,6 +151,11 @@ func formInputs(f *page.Form, box int) []*formInput {
 			continue
 		}
 		switch {
+		case textBox(fl):
+			// another text box: its test values are words of the
+			// downloaded records (textValues), its values afterwards the
+			// inner policy's keywords
+			out = append(out, &formInput{name: fl.Name, kind: "text"})
 		case fl.Tag == "select" && fl.Type != "select-multiple":
 			def := selectDefault(fl)
 			in := &formInput{name: fl.Name, kind: "select"}
@@ -175,7 +181,7 @@ func formInputs(f *page.Form, box int) []*formInput {
 	}
 	keep := out[:0]
 	for _, in := range out {
-		if len(in.values) >= 1 {
+		if len(in.values) >= 1 || in.kind == "text" {
 			keep = append(keep, in)
 		}
 	}
@@ -256,12 +262,26 @@ func (p *FormPolicy) Next(ctx context.Context, st *State) (Proposal, error) {
 			return prop, err
 		}
 		p.mu.Lock()
-		if in := p.requiredInput(); in != nil && len(in.values) > 0 {
+		kw, bind := prop.Query, url.Values{}
+		if targets := p.textTargets(); len(targets) > 0 {
+			// the keywords go to the informative text boxes in turn
+			// (the query box among them when it is informative)
+			if t := targets[p.kwTurn%len(targets)]; t != "" {
+				// "smith [author=smith&q=]": the keyword stays the
+				// query's terms (the statistics, the estimates) while
+				// the submission types it into the text box only
+				bind.Set(t, kw)
+				bind.Set(p.boxName(), "")
+			}
+			p.kwTurn++
+		}
+		if in := p.requiredInput(); in != nil && len(in.values) > 0 && in.kind != "text" {
 			// a keyword alone lists nothing: bind the required input,
 			// its values in turn
 			p.turn++
-			prop.Query = FormQuery(prop.Query, url.Values{in.name: {in.values[p.turn%len(in.values)]}})
+			bind.Set(in.name, in.values[p.turn%len(in.values)])
 		}
+		prop.Query = FormQuery(kw, bind)
 		dup := p.proposed[prop.Query]
 		p.proposed[prop.Query] = true
 		p.mu.Unlock()
@@ -296,7 +316,7 @@ func (p *FormPolicy) next(st *State) (string, bool) {
 		}
 	}
 	for _, in := range p.inputs {
-		if !in.informative {
+		if !in.informative || in.kind == "text" {
 			continue
 		}
 		for i, v := range in.values {
@@ -332,16 +352,24 @@ func (p *FormPolicy) enumQuery(in *formInput, i int, v string) string {
 }
 
 // bindings counts the queries proposed that bind inputs other than the
-// box (resumed ones included: they were observed).
+// box (resumed ones included: they were observed), keyword queries routed
+// to a text box apart.
 func (p *FormPolicy) bindings() int {
 	n := 0
+	box := p.boxName()
 	for q := range p.proposed {
 		if strings.HasSuffix(q, "]") {
+			if _, b, err := ParseFormQuery(q); err == nil && b.Has(box) && b.Get(box) == "" {
+				continue
+			}
 			n++
 		}
 	}
 	return n
 }
+
+// boxName is the name of the query box.
+func (p *FormPolicy) boxName() string { return p.s.Form().Fields[p.s.Box()].Name }
 
 // testQuery is the query that tests value v of an input: the input bound,
 // with its keyword, and an input found required bound to its first value.
@@ -365,6 +393,12 @@ func (p *FormPolicy) test(in *formInput, st *State) (string, bool) {
 			in.required, in.requiredValue = r.name, r.values[0]
 		}
 	}
+	if in.kind == "text" && len(in.values) == 0 {
+		in.values = textValues(st, p.opt.TestValues)
+		if len(in.values) == 0 {
+			return "", false // no record yet to take words from
+		}
+	}
 	sample := sampleValues(in.values, p.opt.TestValues)
 	for _, v := range sample {
 		q := p.testQuery(in, v)
@@ -384,6 +418,58 @@ func (p *FormPolicy) test(in *formInput, st *State) (string, bool) {
 	in.informative = len(sample) >= 2 && distinct >= 2 && float64(distinct) >= 0.25*float64(len(sample)) ||
 		len(sample) == 1 && distinct == 1 && !p.sameAsDefault(in, sample[0])
 	return "", false
+}
+
+// textValues are the test values of a text box: frequent words of the
+// first records downloaded (words the database holds, so that a box
+// that searches them answers; Madhavan et al. §4 seed a text box from the
+// site's own words the same way).
+func textValues(st *State, n int) []string {
+	var b strings.Builder
+	for i := 0; i < st.Docs() && i < 100; i++ {
+		b.WriteString(st.Doc(i).Content())
+		b.WriteByte(' ')
+	}
+	// spread over the ranks of the first 10·n words: the commonest words
+	// of the records may all belong to another field (titles), while the
+	// box may search one whose words are rarer (names)
+	return sampleValues(topWords(b.String(), 10*n), n)
+}
+
+// boxInformative reports whether the query box changes the answer: the
+// keyword queries without bindings that listed records gave distinct
+// record sets for at least a quarter of them (the threshold of the
+// inputs' tests). Fewer than two such queries: assumed informative.
+func (p *FormPolicy) boxInformative() bool {
+	sigs, n := map[string]bool{}, 0
+	for q, o := range p.observed {
+		if q == "" || o.keyword == "" || len(o.bind) > 0 || o.n == 0 {
+			continue
+		}
+		sigs[o.sig] = true
+		n++
+	}
+	return n < 2 || len(sigs) >= 2 && float64(len(sigs)) >= 0.25*float64(n)
+}
+
+// textTargets are the text boxes the inner policy's keywords go to, in
+// turn: "" for the query box when it is informative, and the informative
+// text boxes; none when no other text box is informative (then the query
+// box takes every keyword).
+func (p *FormPolicy) textTargets() []string {
+	var t []string
+	for _, in := range p.inputs {
+		if in.kind == "text" && in.informative {
+			t = append(t, in.name)
+		}
+	}
+	if len(t) == 0 {
+		return nil
+	}
+	if p.boxInformative() {
+		t = append([]string{""}, t...)
+	}
+	return t
 }
 
 // distinct counts the distinct non-empty answers of an input's tests and
@@ -433,7 +519,7 @@ func (p *FormPolicy) productiveKeyword() string {
 func (p *FormPolicy) pairs() (string, bool) {
 	var inf []*formInput
 	for _, in := range p.inputs {
-		if in.informative {
+		if in.informative && in.kind != "text" {
 			inf = append(inf, in)
 		}
 	}

@@ -136,7 +136,7 @@ func (s *carSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveCars serves the site on loopback and records its form as a crawl
 // does; it returns the stored form and the real fetcher.
-func serveCars(t *testing.T, s *carSite) (store.Form, *fetch.Fetcher) {
+func serveCars(t *testing.T, s http.Handler) (store.Form, *fetch.Fetcher) {
 	t.Helper()
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)

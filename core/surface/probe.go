@@ -67,6 +67,19 @@ func (st *State) completeRecaptures() int {
 	return n
 }
 
+// completeProbes counts the probes that came back complete and matched a
+// document: the leave-one-out estimator (loo.go) wants minLOOQueries of
+// them, so that it does not rest on one or two words.
+func (st *State) completeProbes() int {
+	n := 0
+	for _, l := range st.log {
+		if l.Probe && !l.Limited && l.Returned > 0 && (st.k <= 0 || l.Returned < st.k) && l.Returned < st.maxRet {
+			n++
+		}
+	}
+	return n
+}
+
 // probe returns the next size probe, if one is due.
 func (st *State) probe(opt Options) (Proposal, bool) {
 	if opt.NoProbe || st.reported || len(st.log) < 3 || (opt.Budget > 0 && opt.Budget-len(st.log) < 2) {
@@ -79,7 +92,7 @@ func (st *State) probe(opt Options) (Proposal, bool) {
 		}
 		limited = limited || l.Limited
 	}
-	if !limited || len(st.log)-last < probeGap || st.completeRecaptures() >= minProbeRecaptures {
+	if !limited || len(st.log)-last < probeGap || (st.completeRecaptures() >= minProbeRecaptures && st.completeProbes() >= minLOOQueries) {
 		return Proposal{}, false
 	}
 	band := probeBand

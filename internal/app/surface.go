@@ -228,7 +228,13 @@ func (sum *SurfaceSummary) setEstimate(e surface.CoverageEstimate) {
 		return
 	}
 	frac := func(x float64) *float64 { v := math.Round(x*1e4) / 1e4; return &v }
-	size := func(x float64) *float64 { v := math.Round(x); return &v }
+	size := func(x float64) *float64 {
+		if math.IsInf(x, 0) {
+			return nil // an interval open above (few recaptures)
+		}
+		v := math.Round(x)
+		return &v
+	}
 	sum.EstSize, sum.SizeLow, sum.SizeHigh = size(e.Size), size(e.SizeLow), size(e.SizeHigh)
 	sum.Coverage, sum.CoverageLow, sum.CoverageHigh = frac(e.Coverage), frac(e.Low), frac(e.High)
 	sum.CoverageEstimate = sum.Coverage
