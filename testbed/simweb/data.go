@@ -81,6 +81,16 @@ type lazyPool struct {
 	once sync.Once
 	load func() []hiddendb.Record
 	recs []hiddendb.Record
+	size int64 // bytes to read
+}
+
+// poolCost is the cost of reading the topic's record pool: its size in
+// the cache file, 0 when it is in memory.
+func (t *Topic) poolCost() int64 {
+	if t.lazy == nil {
+		return 0
+	}
+	return t.lazy.size
 }
 
 // RecordPool returns the record pool that hidden databases of this topic

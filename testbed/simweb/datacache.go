@@ -189,7 +189,7 @@ func (c *cachedData) data(dir string, pool func(topic string, sp poolSpan) []hid
 		t := ct.T
 		t.Vocab = ct.Vocab.vocab()
 		name, sp := t.Name, ct.Pool
-		t.lazy = &lazyPool{load: func() []hiddendb.Record { return pool(name, sp) }}
+		t.lazy = &lazyPool{load: func() []hiddendb.Record { return pool(name, sp) }, size: sp.Len}
 		d.Topics[t.Name] = &t
 	}
 	for k, fs := range c.Forms {
