@@ -308,8 +308,15 @@ func explainGrowth(samples []memSample, warmPages int64) {
 	}
 	fmt.Printf("  store: %d tables, %.1f MiB on disk (%+.1f MiB): on disk, not in memory; the block cache holds a bounded part of them\n",
 		e.store.Tables, mib(uint64(e.store.TableBytes)), d(uint64(w.store.TableBytes), uint64(e.store.TableBytes)))
-	fmt.Printf("  crawl: %d sites explored or queued (%+d): the site map holds one small entry per site seen (its link evidence), so it grows with the sites the crawl finds\n",
-		e.sites, e.sites-w.sites)
+	perSite := ""
+	if ds := e.sites - w.sites; ds > 0 {
+		perSite = fmt.Sprintf(", %.1f KiB of heap in use per site more", (float64(e.heap)-float64(w.heap))/float64(ds)/1024)
+	}
+	fmt.Printf("  crawl: %d sites explored or queued (%+d%s): the site map and the site frontier are in memory, a queued\n"+
+		"    site with the anchor and surrounding text of the links to it (up to 2×%d bytes, to rank it and re-rank it\n"+
+		"    after learning), an explored one with a few flags: they grow with the sites found, here up to the web's\n"+
+		"    sites, on the open web with the frontier\n",
+		e.sites, e.sites-w.sites, perSite, maxEvidence)
 }
 
 // rssSlope is the least-squares growth of v (RSS or a part of it) in MiB
