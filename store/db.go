@@ -82,9 +82,10 @@ type DB struct {
 	mmu    sync.Mutex // serialises model version assignment
 	closed atomic.Bool
 
-	readOnly bool
-	snapDir  string                 // the snapshot a read-only DB reads ("" for dir itself)
-	corrupt  atomic.Pointer[string] // the first damaged file Pebble reported
+	readOnly  bool
+	cacheSize int64                  // Pebble's block cache capacity
+	snapDir   string                 // the snapshot a read-only DB reads ("" for dir itself)
+	corrupt   atomic.Pointer[string] // the first damaged file Pebble reported
 }
 
 // DefaultDir returns the default crawl directory of a profile,
@@ -190,6 +191,7 @@ func (db *DB) pebbleOptions(opt Options) *pebble.Options {
 	if cacheSize <= 0 {
 		cacheSize = DefaultCacheSize
 	}
+	db.cacheSize = cacheSize
 	memtable := opt.MemTableSize
 	if memtable <= 0 {
 		memtable = 8 << 20
@@ -510,4 +512,23 @@ func (db *DB) Testbed() (config []byte, ok bool, err error) {
 		return nil, false, wrapErr("read the testbed config", err)
 	}
 	return v, true, nil
+}
+
+// Memory is what the store holds in memory: Pebble's block cache and
+// memtables (allocated outside the Go heap when cgo is on) and its open
+// tables.
+type Memory struct {
+	BlockCache, BlockCacheCap int64  // bytes in the block cache, its capacity
+	MemTables                 uint64 // bytes of memtables, including those being flushed
+	OpenTables                int64  // tables open in the file cache
+	Tables                    int64  // live sstables
+	TableBytes                int64  // their size on disk
+}
+
+// Memory reports the store's memory use (benchmarks and monitoring).
+func (db *DB) Memory() Memory {
+	m := db.pdb.Metrics()
+	t := m.Total()
+	return Memory{BlockCache: m.BlockCache.Size, BlockCacheCap: db.cacheSize, MemTables: m.MemTable.Size + m.MemTable.ZombieSize,
+		OpenTables: m.FileCache.TableCount, Tables: t.TablesCount, TableBytes: t.TablesSize}
 }

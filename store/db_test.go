@@ -130,3 +130,27 @@ func TestReopenRoundTrip(t *testing.T) {
 	}
 	checkFrontierInvariants(t, db)
 }
+
+// TestMemory reports the block cache's capacity, the memtables that writes
+// fill and the tables a flush makes.
+func TestMemory(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{Logger: quietLog, CacheSize: 4 << 20, NoSync: true})
+	must(t, err)
+	defer db.Close()
+	m0 := db.Memory()
+	if m0.BlockCacheCap != 4<<20 {
+		t.Errorf("block cache capacity %d, want %d", m0.BlockCacheCap, 4<<20)
+	}
+	for i := 0; i < 2000; i++ {
+		must(t, db.PutSite(Site{URL: "http://site" + strings.Repeat("x", i%7) + "-" + string(rune('a'+i%26)) + ".example/" + strings.Repeat("p", i%50), Host: "h", Status: SiteQueued}))
+	}
+	m1 := db.Memory()
+	if m1.MemTables <= m0.MemTables {
+		t.Errorf("memtables %d bytes after 2,000 writes, %d before", m1.MemTables, m0.MemTables)
+	}
+	must(t, db.Flush())
+	if m2 := db.Memory(); m2.Tables <= m0.Tables || m2.TableBytes <= 0 {
+		t.Errorf("after a flush: %d tables (%d bytes), before %d", m2.Tables, m2.TableBytes, m0.Tables)
+	}
+}

@@ -94,6 +94,7 @@ func runCmd(c *cli.Context) error {
 	if err != nil {
 		return errExit{2, err}
 	}
+	crawl.Preload()
 	p, err := profile.Load(c.Context, c.Args().First())
 	if err != nil {
 		return errExit{1, err}

@@ -139,13 +139,35 @@ func BenchmarkCrawl100k(b *testing.B) {
 
 // readAddr reads the "addr HOST:PORT" line the child prints once serving.
 func readAddr(r io.Reader) (string, error) {
+	w, err := readChild(r)
+	return w.Addr, err
+}
+
+// readChild reads what the child prints: the web's configuration, its
+// seeds by domain, then its address once serving.
+func readChild(r io.Reader) (RemoteWeb, error) {
+	w := RemoteWeb{Seeds: map[string][]string{}, Hosts: map[string]bool{}}
 	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		if a, ok := strings.CutPrefix(sc.Text(), "addr "); ok {
-			return a, nil
+		l := sc.Text()
+		if a, ok := strings.CutPrefix(l, "addr "); ok {
+			w.Addr = a
+			return w, nil
+		}
+		if h, ok := strings.CutPrefix(l, "host "); ok {
+			w.Hosts[h] = true
+		}
+		if c, ok := strings.CutPrefix(l, "config "); ok {
+			w.Config = []byte(c)
+		}
+		if s, ok := strings.CutPrefix(l, "seed "); ok {
+			if d, u, ok := strings.Cut(s, " "); ok {
+				w.Seeds[d] = append(w.Seeds[d], u)
+			}
 		}
 	}
-	return "", fmt.Errorf("child web server: no address (%v)", sc.Err())
+	return w, fmt.Errorf("child web server: no address (%v)", sc.Err())
 }
 
 // TestServeBenchWeb is the child process of BenchmarkCrawl100k: it serves
@@ -160,11 +182,21 @@ func TestServeBenchWeb(t *testing.T) {
 	if os.Getenv(childWebOneTopicEnv) != "" {
 		cfg = oneTopicWebConfig(n)
 	}
-	srv, err := simweb.MustNew(cfg).Listen("127.0.0.1:0", simweb.ServeOptions{})
+	w := simweb.MustNew(cfg)
+	srv, err := w.Listen("127.0.0.1:0", simweb.ServeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	fmt.Println("config " + string(w.Config().JSON()))
+	for _, si := range w.Sites() {
+		fmt.Println("host " + si.Host)
+	}
+	for _, d := range w.Domains() {
+		for _, u := range w.Seeds(d, 100) {
+			fmt.Println("seed " + d + " " + u)
+		}
+	}
 	fmt.Println("addr " + srv.Addr)
 	io.Copy(io.Discard, os.Stdin)
 }

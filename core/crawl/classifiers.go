@@ -190,3 +190,8 @@ func (m modelStore) GetModel(name string) ([]byte, error) {
 	}
 	return r.Data, err
 }
+
+// Preload starts decoding the bundled form model in the background, so
+// that NewClassifiers finds it ready: a start-up loads the profile, the
+// store (and a simulated web) meanwhile on another core.
+func Preload() { go form.Default() }

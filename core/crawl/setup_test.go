@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"strings"
 
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/profile"
@@ -26,10 +28,31 @@ type Setup struct {
 	// already serves it (so the crawler's memory is measured apart).
 	Web     *simweb.Web
 	WebAddr string
+	// Remote, without Web, is a web only another process holds: the
+	// crawler knows its address, seeds and configuration, not its sites.
+	Remote *RemoteWeb
 	// TestbedSeeds is the number of seed sites (default 10).
 	TestbedSeeds int
 	Logger       *slog.Logger
 	Reproducible bool
+}
+
+// RemoteWeb is what a crawler knows of a simulated web another process
+// builds and serves.
+type RemoteWeb struct {
+	Addr   string
+	Seeds  map[string][]string // by domain, most popular first
+	Config []byte              // the web's simweb.Config JSON
+	Hosts  map[string]bool     // the web's hosts: the crawl's scope
+}
+
+// HasHost reports whether host (with or without a port) is one of the web's.
+func (w *RemoteWeb) HasHost(host string) bool {
+	host = strings.ToLower(host)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return host == simweb.SearchEngineHost || w.Hosts[host]
 }
 
 // Crawl is an assembled test crawl with the resources it owns.
@@ -71,7 +94,12 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 		return nil, err
 	}
 	c.DB = db
-	addr := s.WebAddr
+	addr, config := s.WebAddr, []byte(nil)
+	if s.Web == nil && s.Remote != nil {
+		addr, config = s.Remote.Addr, s.Remote.Config
+	} else {
+		config = s.Web.Config().JSON()
+	}
 	if addr == "" {
 		srv, err := s.Web.Listen("127.0.0.1:0", simweb.ServeOptions{})
 		if err != nil {
@@ -81,17 +109,26 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 	}
 	fo := FetchOptions(s.Profile)
 	fo.Seed, fo.Logger = uint64(s.Seed), s.Logger
-	if c.Fetcher, err = fetch.New(simweb.FetchOptions(fo, s.Web, addr)); err != nil {
+	fo = simweb.FetchOptions(fo, s.Web, addr)
+	if s.Web == nil && s.Remote != nil {
+		fo.AllowHost = s.Remote.HasHost
+	}
+	if c.Fetcher, err = fetch.New(fo); err != nil {
 		return nil, err
 	}
-	if err := db.SetTestbed(s.Web.Config().JSON()); err != nil {
+	if err := db.SetTestbed(config); err != nil {
 		return nil, err
 	}
 	n := s.TestbedSeeds
 	if n <= 0 {
 		n = 10
 	}
-	seeds := s.Web.Seeds(s.Profile.Domain, n)
+	var seeds []string
+	if s.Web != nil {
+		seeds = s.Web.Seeds(s.Profile.Domain, n)
+	} else {
+		seeds = s.Remote.Seeds[s.Profile.Domain][:min(n, len(s.Remote.Seeds[s.Profile.Domain]))]
+	}
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("no sites of domain %q", s.Profile.Domain)
 	}

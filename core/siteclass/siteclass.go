@@ -1,6 +1,7 @@
 package siteclass
 
 import (
+	"crypto/sha256"
 	_ "embed"
 	"fmt"
 	"sort"
@@ -22,10 +23,21 @@ const ModelKind = "siteclass"
 //go:embed background.txt
 var backgroundFile string
 
+// backgroundTerms are the Terms of each bundled document, one line each,
+// after a header naming the SHA-256 of background.txt they were computed
+// from: stemming them took a good part of every start-up. Rebuild with
+// `go generate ./core/siteclass/` after changing background.txt or Terms
+// (TestBundledBackgroundTerms fails until then).
+//
+//go:generate go run gen_terms.go
+//go:embed background.terms
+var backgroundTerms string
+
 // Doc is one off-topic background document.
 type Doc struct {
 	Topic string
 	Text  string
+	terms []string // Terms(Text), when precomputed
 }
 
 // BundledBackground returns the embedded off-topic documents.
@@ -41,7 +53,29 @@ func BundledBackground() []Doc {
 		}
 		out = append(out, Doc{Topic: topic, Text: txt})
 	}
+	head, body, _ := strings.Cut(backgroundTerms, "\n")
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	if head != backgroundTermsHeader() || len(lines) != len(out) {
+		return out // stale: Train computes the terms
+	}
+	for i := range out {
+		out[i].terms = strings.Fields(lines[i])
+	}
 	return out
+}
+
+// backgroundTermsHeader is the first line of background.terms for the
+// embedded background.txt.
+func backgroundTermsHeader() string {
+	return fmt.Sprintf("# siteclass.Terms of background.txt sha256 %x", sha256.Sum256([]byte(backgroundFile)))
+}
+
+// docTerms returns d's terms, precomputed or not.
+func docTerms(d Doc) []string {
+	if d.terms != nil {
+		return d.terms
+	}
+	return Terms(d.Text)
 }
 
 // boilerplate are words every homepage carries whatever its topic; they
@@ -176,7 +210,7 @@ func Train(topic string, homepages, keywords []string, opt Options) (*Classifier
 	}
 	var neg [][]string
 	for _, d := range opt.Background {
-		ts := Terms(d.Text)
+		ts := docTerms(d)
 		if mentions(ts, kwTerms) {
 			src.Left++
 			continue

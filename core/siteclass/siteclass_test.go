@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,7 +104,7 @@ func TestTrainErrors(t *testing.T) {
 	if _, err := Train("x", nil, nil, Options{}); err == nil {
 		t.Error("no positives accepted")
 	}
-	if _, err := Train("x", nil, []string{"cars"}, Options{Background: []Doc{{"t", "cars cars"}}}); err == nil {
+	if _, err := Train("x", nil, []string{"cars"}, Options{Background: []Doc{{Topic: "t", Text: "cars cars"}}}); err == nil {
 		t.Error("background emptied by the keyword filter accepted")
 	}
 	if len(BundledBackground()) < 100 {
@@ -211,6 +212,24 @@ func TestLearnPortal(t *testing.T) {
 			if ok, p := c.Relevant(h); ok && !before[h] {
 				t.Errorf("%s #%d accepted after learning (p=%.3f), rejected before", label, i, p)
 			}
+		}
+	}
+}
+
+// TestBundledBackgroundTerms checks that the precomputed terms of the
+// bundled background are those Terms gives today (else run
+// `go generate ./core/siteclass/`).
+func TestBundledBackgroundTerms(t *testing.T) {
+	docs := BundledBackground()
+	if len(docs) == 0 {
+		t.Fatal("no bundled background")
+	}
+	for i, d := range docs {
+		if d.terms == nil {
+			t.Fatalf("document %d has no precomputed terms: background.terms is stale; run go generate ./core/siteclass/", i)
+		}
+		if want := Terms(d.Text); !slices.Equal(d.terms, want) {
+			t.Fatalf("document %d: precomputed terms %v, Terms gives %v; run go generate ./core/siteclass/", i, d.terms, want)
 		}
 	}
 }

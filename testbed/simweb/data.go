@@ -68,8 +68,39 @@ type Topic struct {
 	// Vocab is the weighted topic vocabulary: core words, frequent record
 	// terms and WordNet gloss terms.
 	Vocab *Vocab `json:"-"`
-	// Pool is the record pool that hidden databases of this topic sample.
-	Pool []hiddendb.Record `json:"-"`
+	// pool is the record pool that hidden databases of this topic sample
+	// (see RecordPool); lazy, when set, reads it at its first use.
+	pool []hiddendb.Record
+	lazy *lazyPool
+}
+
+// lazyPool reads a topic's record pool once, when first needed: a web
+// generates the pages of few topics in a run, and decoding every pool at
+// start-up was most of it.
+type lazyPool struct {
+	once sync.Once
+	load func() []hiddendb.Record
+	recs []hiddendb.Record
+	size int64 // bytes to read
+}
+
+// poolCost is the cost of reading the topic's record pool: its size in
+// the cache file, 0 when it is in memory.
+func (t *Topic) poolCost() int64 {
+	if t.lazy == nil {
+		return 0
+	}
+	return t.lazy.size
+}
+
+// RecordPool returns the record pool that hidden databases of this topic
+// sample (shared: do not modify).
+func (t *Topic) RecordPool() []hiddendb.Record {
+	if t.lazy == nil {
+		return t.pool
+	}
+	t.lazy.once.Do(func() { t.lazy.recs, t.lazy.load = t.lazy.load(), nil })
+	return t.lazy.recs
 }
 
 // City is a US city with its state and an airport code.
@@ -478,9 +509,9 @@ func (d *Data) buildVocab(wn *wordnetStats) {
 			}
 		}
 		rc := map[string]int{}
-		step := 1 + len(t.Pool)/3000 // a sample of the pool is enough for term frequencies
-		for i := 0; i < len(t.Pool); i += step {
-			r := t.Pool[i]
+		step := 1 + len(t.pool)/3000 // a sample of the pool is enough for term frequencies
+		for i := 0; i < len(t.pool); i += step {
+			r := t.pool[i]
 			seen := map[string]bool{}
 			for _, v := range r.Fields {
 				for _, tok := range text.Tokenize(v) {

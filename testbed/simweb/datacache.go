@@ -3,9 +3,11 @@ package simweb
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,10 +23,16 @@ import (
 // the data or of this code makes a new entry. The cache is an
 // optimisation: when it cannot be read or written, the data is read from
 // the directory as before.
+//
+// The file is a header (everything but the topics' record pools, a few
+// hundred KB) and then one gob stream per topic's pool, each with its
+// offset, length and CRC in the header. The pools are 90 % of the file and
+// most of its decoding time, and a run generates the pages of a few topics:
+// each pool is read from the open file at its first use (Topic.RecordPool).
 
 // dataCacheVersion changes whenever loadData's output changes for the same
 // files (bump it with any change to the data loading code).
-const dataCacheVersion = 1
+const dataCacheVersion = 2
 
 // cachedData is the cache file's content: Data with its vocabularies'
 // weights and form sources' markup spelled out.
@@ -39,9 +47,16 @@ type cachedData struct {
 }
 
 type cachedTopic struct {
-	T     Topic // without Vocab and Pool
+	T     Topic // without Vocab and pool
 	Vocab cachedVocab
-	Pool  []hiddendb.Record
+	// Pool is where the topic's record pool is in the file.
+	Pool poolSpan
+}
+
+// poolSpan locates a gob-encoded []hiddendb.Record in the cache file.
+type poolSpan struct {
+	Off, Len int64
+	CRC      uint32
 }
 
 type cachedVocab struct {
@@ -71,13 +86,21 @@ func (c cachedVocab) vocab() *Vocab {
 	return &Vocab{Words: c.Words, dist: weighted{cum: c.Cum}, builtin: c.Builtin}
 }
 
-func toCached(d *Data) *cachedData {
+// encodeDataCache writes d in the cache file's layout: the header's
+// length (8 bytes, big-endian), the header, the pools.
+func encodeDataCache(d *Data) ([]byte, error) {
 	c := &cachedData{Version: dataCacheVersion, TopicNames: d.TopicNames, Forms: map[string][]cachedForm{},
 		Generic: toCachedVocab(d.Generic), Cities: d.Cities, Warnings: d.Warnings}
+	var pools bytes.Buffer
 	for _, n := range d.TopicNames {
 		t := *d.Topics[n]
-		ct := cachedTopic{Vocab: toCachedVocab(t.Vocab), Pool: t.Pool}
-		t.Vocab, t.Pool = nil, nil
+		start := pools.Len()
+		if err := gob.NewEncoder(&pools).Encode(t.RecordPool()); err != nil {
+			return nil, err
+		}
+		b := pools.Bytes()[start:]
+		ct := cachedTopic{Vocab: toCachedVocab(t.Vocab), Pool: poolSpan{Off: int64(start), Len: int64(len(b)), CRC: crc32.ChecksumIEEE(b)}}
+		t.Vocab, t.pool, t.lazy = nil, nil, nil
 		ct.T = t
 		c.Topics = append(c.Topics, ct)
 	}
@@ -86,15 +109,87 @@ func toCached(d *Data) *cachedData {
 			c.Forms[k] = append(c.Forms[k], cachedForm{F: *f, HTML: f.html, English: f.english})
 		}
 	}
-	return c
+	var head bytes.Buffer
+	head.Write(make([]byte, 8))
+	if err := gob.NewEncoder(&head).Encode(c); err != nil {
+		return nil, err
+	}
+	b := head.Bytes()
+	binary.BigEndian.PutUint64(b, uint64(len(b)-8))
+	return append(b, pools.Bytes()...), nil
 }
 
-func (c *cachedData) data(dir string) *Data {
+// readDataCache reads the header of a cache file; the pools are read from
+// f at their first use (f stays open while one is unread). reload
+// rebuilds the data when a pool cannot be read.
+func readDataCache(f *os.File, dir string, reload func() (*Data, error)) (*Data, error) {
+	var n [8]byte
+	if _, err := f.ReadAt(n[:], 0); err != nil {
+		return nil, err
+	}
+	size := binary.BigEndian.Uint64(n[:])
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if size > uint64(st.Size()-8) {
+		return nil, fmt.Errorf("simweb: data cache %s: header of %d bytes in a file of %d", f.Name(), size, st.Size())
+	}
+	head := make([]byte, size)
+	if _, err := f.ReadAt(head, 8); err != nil {
+		return nil, err
+	}
+	var c cachedData
+	if err := gob.NewDecoder(bytes.NewReader(head)).Decode(&c); err != nil {
+		return nil, fmt.Errorf("simweb: data cache %s: %w", f.Name(), err)
+	}
+	if c.Version != dataCacheVersion {
+		return nil, fmt.Errorf("simweb: data cache %s: version %d, want %d", f.Name(), c.Version, dataCacheVersion)
+	}
+	base := 8 + int64(size)
+	for _, ct := range c.Topics {
+		if ct.Pool.Off < 0 || ct.Pool.Len < 0 || base+ct.Pool.Off+ct.Pool.Len > st.Size() {
+			return nil, fmt.Errorf("simweb: data cache %s: pool of %s out of the file", f.Name(), ct.T.Name)
+		}
+	}
+	return c.data(dir, func(name string, sp poolSpan) []hiddendb.Record {
+		recs, err := readPool(f, base, sp)
+		if err != nil {
+			// the file changed under us: read the data afresh
+			d, err := reload()
+			if err != nil || d.Topics[name] == nil {
+				return nil
+			}
+			return d.Topics[name].RecordPool()
+		}
+		return recs
+	}), nil
+}
+
+// readPool reads and checks one pool.
+func readPool(f *os.File, base int64, sp poolSpan) ([]hiddendb.Record, error) {
+	b := make([]byte, sp.Len)
+	if _, err := f.ReadAt(b, base+sp.Off); err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(b) != sp.CRC {
+		return nil, fmt.Errorf("simweb: data cache %s: pool checksum mismatch", f.Name())
+	}
+	var recs []hiddendb.Record
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&recs); err != nil {
+		return nil, fmt.Errorf("simweb: data cache %s: %w", f.Name(), err)
+	}
+	return recs, nil
+}
+
+func (c *cachedData) data(dir string, pool func(topic string, sp poolSpan) []hiddendb.Record) *Data {
 	d := &Data{Dir: dir, Topics: map[string]*Topic{}, TopicNames: c.TopicNames, Forms: map[string][]*FormSource{},
 		Generic: c.Generic.vocab(), Cities: c.Cities, Warnings: c.Warnings}
 	for _, ct := range c.Topics {
 		t := ct.T
-		t.Vocab, t.Pool = ct.Vocab.vocab(), ct.Pool
+		t.Vocab = ct.Vocab.vocab()
+		name, sp := t.Name, ct.Pool
+		t.lazy = &lazyPool{load: func() []hiddendb.Record { return pool(name, sp) }, size: sp.Len}
 		d.Topics[t.Name] = &t
 	}
 	for k, fs := range c.Forms {
@@ -162,24 +257,23 @@ func loadDataCached(dir string) (*Data, error) {
 		return loadData(dir)
 	}
 	file := filepath.Join(cdir, "simweb-data-"+key+".gob")
-	if b, err := os.ReadFile(file); err == nil {
-		var c cachedData
-		if gob.NewDecoder(bytes.NewReader(b)).Decode(&c) == nil && c.Version == dataCacheVersion {
-			d := c.data(dir)
+	if f, err := os.Open(file); err == nil {
+		d, err := readDataCache(f, dir, func() (*Data, error) { return loadData(dir) })
+		if err == nil {
 			d.key = key
 			return d, nil
 		}
+		f.Close()
 	}
 	d, err := loadData(dir)
 	if err != nil {
 		return nil, err
 	}
 	d.key = key
-	var buf bytes.Buffer
-	if gob.NewEncoder(&buf).Encode(toCached(d)) == nil && os.MkdirAll(cdir, 0o755) == nil {
+	if b, err := encodeDataCache(d); err == nil && os.MkdirAll(cdir, 0o755) == nil {
 		tmp, err := os.CreateTemp(cdir, "simweb-data-*.tmp")
 		if err == nil {
-			_, werr := tmp.Write(buf.Bytes())
+			_, werr := tmp.Write(b)
 			cerr := tmp.Close()
 			if werr == nil && cerr == nil {
 				os.Rename(tmp.Name(), file)

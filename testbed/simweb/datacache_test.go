@@ -37,8 +37,13 @@ func TestDataCache(t *testing.T) {
 	if first.key == "" || first.key != second.key {
 		t.Errorf("data keys %q and %q", first.key, second.key)
 	}
+	for _, n := range second.TopicNames {
+		if l := second.Topics[n].lazy; l == nil || l.load == nil {
+			t.Fatalf("topic %s: pool read before its first use", n)
+		}
+	}
 	direct.key = first.key
-	if !reflect.DeepEqual(direct, first) || !reflect.DeepEqual(direct, second) {
+	if !reflect.DeepEqual(direct, materialized(first)) || !reflect.DeepEqual(direct, materialized(second)) {
 		t.Error("data read through the cache differs from the directory's")
 	}
 	if err := os.WriteFile(airports, []byte("iata,name,city,state\nAAA,Alpha Field,Springfield,IL\n"), 0o644); err != nil {
@@ -53,6 +58,22 @@ func TestDataCache(t *testing.T) {
 	}
 	if entries, _ = filepath.Glob(filepath.Join(cache, "simweb-data-*.gob")); len(entries) != 2 {
 		t.Errorf("after a data change: cache entries %v, want two", entries)
+	}
+	// A damaged pool (the last topic's) is read from the directory again.
+	damaged, err := loadDataCached(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, _ := os.ReadFile(e)
+		b[len(b)-3] ^= 0xff
+		os.WriteFile(e, b, 0o644)
+	}
+	direct2, _ := loadData(dir)
+	for _, n := range damaged.TopicNames {
+		if got, want := damaged.Topics[n].RecordPool(), direct2.Topics[n].RecordPool(); !reflect.DeepEqual(got, want) {
+			t.Errorf("topic %s with a damaged cache: %d records, want %d", n, len(got), len(want))
+		}
 	}
 	// A damaged entry is read from the directory again (and rewritten).
 	for _, e := range entries {
@@ -86,7 +107,16 @@ func TestDataCacheSharedData(t *testing.T) {
 		t.Fatal(err)
 	}
 	direct.key = cached.key
-	if !reflect.DeepEqual(direct, cached) {
+	if !reflect.DeepEqual(direct, materialized(cached)) {
 		t.Error("shared data read through the cache differs")
 	}
+}
+
+// materialized reads d's pools and drops their loaders, so that d compares
+// equal to data read from the directory.
+func materialized(d *Data) *Data {
+	for _, t := range d.Topics {
+		t.pool, t.lazy = t.RecordPool(), nil
+	}
+	return d
 }

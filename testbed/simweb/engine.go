@@ -22,9 +22,28 @@ import (
 // with its index terms, and the out-of-site links pointing at each URL.
 type engineIndex struct {
 	pages   []engPage
-	siteOff []int32            // first page of each site in pages
-	terms   map[string][]int32 // term → ascending page numbers
-	inlinks map[string][]int32 // canonical target URL → linking pages
+	siteOff []int32    // first page of each site in pages
+	terms   postingSet // term → ascending page numbers
+	inlinks postingSet // canonical target URL → linking pages
+}
+
+// postingSet maps keys to ascending page numbers: a map when the index is
+// built, a table over the cache file's bytes when it is read (see
+// postingTable).
+type postingSet interface {
+	get(key string) []int32
+	len() int
+	each(fn func(key string, ps []int32))
+}
+
+type postingMap map[string][]int32
+
+func (m postingMap) get(k string) []int32 { return m[k] }
+func (m postingMap) len() int             { return len(m) }
+func (m postingMap) each(fn func(string, []int32)) {
+	for k, ps := range m {
+		fn(k, ps)
+	}
 }
 
 type engPage struct {
@@ -61,7 +80,8 @@ func (w *Web) engine() *engineIndex {
 // buildEngine indexes every page of every site; it takes a few seconds for
 // a web of 300k pages (see loadEngine for the cache).
 func (w *Web) buildEngine() *engineIndex {
-	e := &engineIndex{terms: map[string][]int32{}, inlinks: map[string][]int32{}, siteOff: make([]int32, len(w.sites)+1)}
+	terms, inlinks := postingMap{}, postingMap{}
+	e := &engineIndex{terms: terms, inlinks: inlinks, siteOff: make([]int32, len(w.sites)+1)}
 	var pi pageIndex
 	for id := range w.sites {
 		s := w.buildSite(int32(id))
@@ -72,10 +92,10 @@ func (w *Web) buildEngine() *engineIndex {
 			e.pages = append(e.pages, w.engPage(s, int32(pid)))
 			w.indexPage(&pi, s, int32(pid), hostTerms)
 			for _, t := range pi.terms {
-				e.terms[t] = append(e.terms[t], n)
+				terms[t] = append(terms[t], n)
 			}
 			for _, u := range pi.inlinks {
-				e.inlinks[u] = append(e.inlinks[u], n)
+				inlinks[u] = append(inlinks[u], n)
 			}
 		}
 	}
@@ -148,7 +168,7 @@ func (w *Web) EngineSearch(q string, page int) SearchResult {
 	if link != "" {
 		all = false
 		for _, u := range linkVariants(link) {
-			cands = append(cands, e.inlinks[u]...)
+			cands = append(cands, e.inlinks.get(u)...)
 		}
 		sort.Slice(cands, func(a, b int) bool { return cands[a] < cands[b] })
 	}
@@ -169,7 +189,7 @@ func (w *Web) EngineSearch(q string, page int) SearchResult {
 		}
 	}
 	for _, t := range hiddenTerms(strings.Join(kws, " ")) {
-		p := e.terms[t]
+		p := e.terms.get(t)
 		if all {
 			cands, all = append([]int32(nil), p...), false
 		} else {

@@ -27,11 +27,14 @@ import (
 // checked against pages generated afresh (a sample of sites): a change of
 // the page generator that was not followed by a version bump is caught
 // there. Reading it takes a small fraction of building it. Small webs,
-// quick to index, are not cached.
+// quick to index, are not cached. The postings stay encoded in the file's
+// bytes, found by binary search over a table of key offsets and decoded
+// per query (postingTable): decoding them all into maps took most of a
+// start-up.
 
 // engineCacheVersion changes whenever the index format or what is indexed
 // changes.
-const engineCacheVersion = 1
+const engineCacheVersion = 2
 
 // engineCacheMinBuild is the build time above which an index is cached
 // (a variable for tests).
@@ -81,12 +84,14 @@ func (w *Web) loadEngine() *engineIndex {
 }
 
 // engineSampleOK indexes a few sites afresh and checks that the cached
-// index holds exactly their pages, terms and links.
+// index holds their pages, and the terms and links of two pages of each.
+// The sites are of the topic whose record pool is the cheapest to read
+// (generating a site reads its topic's pool) and the pages are few because
+// the check runs at every start-up that reads the cache.
 func (w *Web) engineSampleOK(e *engineIndex) bool {
-	n := len(w.sites)
 	var pi pageIndex
-	for _, id := range []int{0, n / 3, 2 * n / 3, n - 1} {
-		s := w.buildSite(int32(id))
+	for _, id := range w.sampleSites() {
+		s := w.buildSite(id)
 		first := e.siteOff[id]
 		if int(e.siteOff[id+1]-first) != len(s.pages) {
 			return false
@@ -97,14 +102,17 @@ func (w *Web) engineSampleOK(e *engineIndex) bool {
 			if e.pages[num] != w.engPage(s, int32(pid)) {
 				return false
 			}
+			if pid != 0 && pid != len(s.pages)/2 {
+				continue
+			}
 			w.indexPage(&pi, s, int32(pid), hostTerms)
 			for _, t := range pi.terms {
-				if !hasPosting(e.terms[t], num) {
+				if !hasPosting(e.terms, t, num) {
 					return false
 				}
 			}
 			for _, u := range pi.inlinks {
-				if !hasPosting(e.inlinks[u], num) {
+				if !hasPosting(e.inlinks, u, num) {
 					return false
 				}
 			}
@@ -113,13 +121,43 @@ func (w *Web) engineSampleOK(e *engineIndex) bool {
 	return true
 }
 
-func hasPosting(p []int32, n int32) bool {
+// sampleSites picks four sites spread over those of the topic whose record
+// pool is the cheapest to read.
+func (w *Web) sampleSites() []int32 {
+	best := -1
+	for t, ids := range w.byTopic {
+		if len(ids) > 0 && (best < 0 || w.topics[t].poolCost() < w.topics[best].poolCost()) {
+			best = t
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	ids := w.byTopic[best]
+	n := len(ids)
+	out := []int32{ids[0]}
+	for _, i := range []int{n / 3, 2 * n / 3, n - 1} {
+		if ids[i] != out[len(out)-1] {
+			out = append(out, ids[i])
+		}
+	}
+	return out
+}
+
+// hasPosting reports whether key's postings in s hold n.
+func hasPosting(s postingSet, key string, n int32) bool {
+	if t, ok := s.(*postingTable); ok {
+		return t.has(key, n)
+	}
+	p := s.get(key)
 	i := sort.Search(len(p), func(i int) bool { return p[i] >= n })
 	return i < len(p) && p[i] == n
 }
 
 // encodeEngine writes the index: magic, pages, site offsets, then terms
-// and inlinks as (key, delta-coded postings), all varints, and a CRC-32.
+// and inlinks each as a key count, a table of the entries' offsets
+// (uint32) and the entries' length, then the entries in key order (key,
+// delta-coded postings), all varints but the offsets, and a CRC-32.
 func encodeEngine(e *engineIndex) []byte {
 	b := append([]byte(nil), engineMagic...)
 	b = binary.AppendUvarint(b, uint64(len(e.pages)))
@@ -133,24 +171,30 @@ func encodeEngine(e *engineIndex) []byte {
 	for _, o := range e.siteOff {
 		b = binary.AppendUvarint(b, uint64(o))
 	}
-	for _, m := range []map[string][]int32{e.terms, e.inlinks} {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
+	for _, m := range []postingSet{e.terms, e.inlinks} {
+		keys := make([]string, 0, m.len())
+		m.each(func(k string, _ []int32) { keys = append(keys, k) })
 		sort.Strings(keys)
-		b = binary.AppendUvarint(b, uint64(len(keys)))
-		for _, k := range keys {
-			b = binary.AppendUvarint(b, uint64(len(k)))
-			b = append(b, k...)
-			ps := m[k]
-			b = binary.AppendUvarint(b, uint64(len(ps)))
+		var ents []byte
+		offs := make([]uint32, len(keys))
+		for i, k := range keys {
+			offs[i] = uint32(len(ents))
+			ents = binary.AppendUvarint(ents, uint64(len(k)))
+			ents = append(ents, k...)
+			ps := m.get(k)
+			ents = binary.AppendUvarint(ents, uint64(len(ps)))
 			prev := int32(0)
 			for _, p := range ps {
-				b = binary.AppendUvarint(b, uint64(p-prev))
+				ents = binary.AppendUvarint(ents, uint64(p-prev))
 				prev = p
 			}
 		}
+		b = binary.AppendUvarint(b, uint64(len(keys)))
+		for _, o := range offs {
+			b = binary.LittleEndian.AppendUint32(b, o)
+		}
+		b = binary.AppendUvarint(b, uint64(len(ents)))
+		b = append(b, ents...)
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
@@ -186,10 +230,11 @@ func decodeEngine(b []byte, sites int) (*engineIndex, error) {
 	for i := range e.siteOff {
 		e.siteOff[i] = int32(d.uvarint())
 	}
-	e.terms, e.inlinks = d.postingMap(), d.postingMap()
+	terms, inlinks := d.postingTable(), d.postingTable()
 	if d.err || len(d.b) != 0 {
 		return nil, errEngineCache
 	}
+	e.terms, e.inlinks = terms, inlinks
 	return e, nil
 }
 
@@ -228,40 +273,114 @@ func (d *engineDecoder) uint32() uint32 {
 	return v
 }
 
-// postingMap reads keys with their postings into one shared array.
-func (d *engineDecoder) postingMap() map[string][]int32 {
+// postingTable reads the offsets table and the entries of a posting set
+// (what the CRC covers: entries are checked for bounds as they are read).
+func (d *engineDecoder) postingTable() *postingTable {
 	n := d.uvarint()
-	if d.err || n > uint64(len(d.b)) {
+	if d.err || n > uint64(len(d.b))/4 {
 		d.err = true
 		return nil
 	}
-	m := make(map[string][]int32, n)
-	var all []int32
-	for i := uint64(0); i < n && !d.err; i++ {
-		l := d.uvarint()
-		if l > uint64(len(d.b)) {
-			d.err = true
-			break
-		}
-		k := string(d.b[:l])
-		d.b = d.b[l:]
-		c := d.uvarint()
-		if c > uint64(len(d.b)) {
-			d.err = true
-			break
-		}
-		if cap(all)-len(all) < int(c) {
-			all = make([]int32, 0, max(int(c), 1<<16))
-		}
-		start := len(all)
-		prev := int32(0)
-		for j := uint64(0); j < c; j++ {
-			prev += int32(d.uvarint())
-			all = append(all, prev)
-		}
-		m[k] = all[start:len(all):len(all)] // full slice: appends never run into the next key's
+	t := &postingTable{offs: make([]uint32, n)}
+	for i := range t.offs {
+		t.offs[i] = binary.LittleEndian.Uint32(d.b[4*i:])
 	}
-	return m
+	d.b = d.b[4*n:]
+	l := d.uvarint()
+	if d.err || l > uint64(len(d.b)) {
+		d.err = true
+		return nil
+	}
+	t.b, d.b = d.b[:l:l], d.b[l:]
+	for i, o := range t.offs {
+		if uint64(o) >= l || i > 0 && o <= t.offs[i-1] {
+			d.err = true
+			return nil
+		}
+	}
+	return t
+}
+
+// postingTable is a posting set kept encoded: entries (key, count,
+// delta-coded postings) in key order at offsets offs of b.
+type postingTable struct {
+	offs []uint32
+	b    []byte
+}
+
+// key returns entry i's key and the rest of the entry (nil when damaged).
+func (t *postingTable) key(i int) (k, rest []byte) {
+	b := t.b[t.offs[i]:]
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)-w) {
+		return nil, nil
+	}
+	return b[w : w+int(n)], b[w+int(n):]
+}
+
+func (t *postingTable) len() int { return len(t.offs) }
+
+// find returns the encoded postings of key (nil when it has none).
+func (t *postingTable) find(key string) []byte {
+	kb := []byte(key)
+	i := sort.Search(len(t.offs), func(i int) bool {
+		k, _ := t.key(i)
+		return bytes.Compare(k, kb) >= 0
+	})
+	if i == len(t.offs) {
+		return nil
+	}
+	k, rest := t.key(i)
+	if !bytes.Equal(k, kb) {
+		return nil
+	}
+	return rest
+}
+
+func (t *postingTable) get(key string) []int32 {
+	if b := t.find(key); b != nil {
+		return decodePostings(b)
+	}
+	return nil
+}
+
+// has reports whether key's postings hold n, decoding them only up to n.
+func (t *postingTable) has(key string, n int32) bool {
+	d := engineDecoder{b: t.find(key)}
+	if d.b == nil {
+		return false
+	}
+	c := d.uvarint()
+	prev := int32(0)
+	for j := uint64(0); j < c && !d.err; j++ {
+		if prev += int32(d.uvarint()); prev >= n {
+			return prev == n && !d.err
+		}
+	}
+	return false
+}
+
+func (t *postingTable) each(fn func(string, []int32)) {
+	for i := range t.offs {
+		k, rest := t.key(i)
+		fn(string(k), decodePostings(rest))
+	}
+}
+
+// decodePostings reads a count and that many delta-coded page numbers.
+func decodePostings(b []byte) []int32 {
+	d := engineDecoder{b: b}
+	c := d.uvarint()
+	if d.err || c > uint64(len(d.b)) {
+		return nil
+	}
+	ps := make([]int32, 0, c)
+	prev := int32(0)
+	for j := uint64(0); j < c && !d.err; j++ {
+		prev += int32(d.uvarint())
+		ps = append(ps, prev)
+	}
+	return ps
 }
 
 // writeCacheFile writes b to file through a temporary file and a rename,

@@ -14,8 +14,19 @@ func TestEngineEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(e, got) {
+	if !reflect.DeepEqual(e.pages, got.pages) || !reflect.DeepEqual(e.siteOff, got.siteOff) ||
+		!reflect.DeepEqual(postingsOf(e.terms), postingsOf(got.terms)) || !reflect.DeepEqual(postingsOf(e.inlinks), postingsOf(got.inlinks)) {
 		t.Fatal("decoded index differs from the built one")
+	}
+	for _, sets := range [][2]postingSet{{e.terms, got.terms}, {e.inlinks, got.inlinks}} {
+		sets[0].each(func(k string, ps []int32) {
+			if g := sets[1].get(k); !reflect.DeepEqual(g, ps) {
+				t.Fatalf("postings of %q: %v, built %v", k, g, ps)
+			}
+		})
+	}
+	if got.terms.get("no-such-term-zz") != nil || got.inlinks.get("") != nil {
+		t.Error("postings of a key the index lacks")
 	}
 	if !w.engineSampleOK(got) {
 		t.Fatal("the index of this web fails its sample check")
@@ -109,4 +120,11 @@ func BenchmarkEngine(b *testing.B) {
 		fi, _ := os.Stat(file)
 		b.ReportMetric(float64(fi.Size())/(1<<20), "MiB")
 	})
+}
+
+// postingsOf spells a posting set out as a map.
+func postingsOf(s postingSet) map[string][]int32 {
+	m := map[string][]int32{}
+	s.each(func(k string, ps []int32) { m[k] = ps })
+	return m
 }

@@ -9,10 +9,13 @@ import (
 
 // FetchOptions adapts fetcher options to the web w served at the loopback
 // address addr: every request goes there, only w's hosts are allowed, no
-// politeness delay and short retries.
+// politeness delay and short retries. w may be nil when the crawler does not
+// hold the web (another process serves it): the caller then sets AllowHost.
 func FetchOptions(fo fetch.Options, w *Web, addr string) fetch.Options {
 	fo.Transport = newOneServer(addr)
-	fo.AllowHost = w.HasHost
+	if w != nil {
+		fo.AllowHost = w.HasHost
+	}
 	fo.Delay = 0
 	fo.BackoffBase = 20 * time.Millisecond
 	fo.BackoffMax = 200 * time.Millisecond

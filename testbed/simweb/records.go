@@ -312,12 +312,12 @@ func (d *Data) buildRecords(files map[string][]string, wn *wordnetStats) {
 	bi := builtinRecords()
 	for _, name := range d.TopicNames {
 		t := d.Topics[name]
-		t.Pool = pools[t.Records]
-		if len(t.Pool) == 0 {
-			t.Pool = bi[t.Records]
+		t.pool = pools[t.Records]
+		if len(t.pool) == 0 {
+			t.pool = bi[t.Records]
 		}
-		if len(t.Pool) == 0 {
-			t.Pool = wordRecords(t)
+		if len(t.pool) == 0 {
+			t.pool = wordRecords(t)
 		}
 	}
 }

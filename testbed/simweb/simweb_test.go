@@ -733,13 +733,13 @@ func TestDataDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(d.Topics["auto"].Pool); got != 2 {
+	if got := len(d.Topics["auto"].RecordPool()); got != 2 {
 		t.Errorf("auto pool from the JSONL file: %d records", got)
 	}
-	if d.Topics["boats"] == nil || len(d.Topics["boats"].Pool) != 2 || d.TopicNames[len(domain.BuiltIn)] != "boats" {
+	if d.Topics["boats"] == nil || len(d.Topics["boats"].RecordPool()) != 2 || d.TopicNames[len(domain.BuiltIn)] != "boats" {
 		t.Errorf("topics.json did not add a target domain: %v", d.TopicNames)
 	}
-	if len(d.Topics["movie"].Pool) == 0 || len(d.Forms[KindLogin]) == 0 {
+	if len(d.Topics["movie"].RecordPool()) == 0 || len(d.Forms[KindLogin]) == 0 {
 		t.Error("built-in fallbacks missing")
 	}
 	cfg := SmallConfig()
@@ -781,7 +781,7 @@ func TestSharedData(t *testing.T) {
 		t.Errorf("%d searchable forms cut", len(d.Forms[KindSearch]))
 	}
 	for _, dn := range domain.BuiltIn {
-		if n := len(d.Topics[dn].Pool); n < 200 {
+		if n := len(d.Topics[dn].RecordPool()); n < 200 {
 			t.Errorf("%s: %d records", dn, n)
 		}
 	}

@@ -131,7 +131,7 @@ func (w *Web) buildSite(id int32) *site {
 	h := &w.sites[id]
 	r := rngFor(w.cfg.Seed, "pages", uint64(id))
 	s := &site{h: h, byPath: map[string]int32{}, util: map[int]int32{}, secPages: make([][]int32, len(h.sections))}
-	s.pool = w.topics[h.topic].Pool
+	s.pool = w.topics[h.topic].RecordPool()
 	s.add(page{path: "/", parent: -1, kind: pkHome, sec: -1, title: h.name})
 	// utility pages hang off the homepage
 	f := h.feat

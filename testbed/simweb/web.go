@@ -619,7 +619,7 @@ func (w *Web) planHubs() {
 // dbRecords returns the records of a site's database: a deterministic
 // sample of its topic's pool.
 func (w *Web) dbRecords(db *dbSpec) []hiddendb.Record {
-	pool := w.topics[db.topic].Pool
+	pool := w.topics[db.topic].RecordPool()
 	n := db.size
 	if n >= len(pool) {
 		return pool
