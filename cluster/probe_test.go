@@ -73,7 +73,7 @@ func probeWeb(t *testing.T, sites int) (seeds []string, resolve string) {
 // evidence) reach the coordinator's store, its counters and the forms
 // stream (`dwcrawl forms --nats`), as a single-machine crawl records them.
 func TestClusterProbes(t *testing.T) {
-	const sites, perForm, probeBudget = 6, 3, 30 // 18 forms, 10 probes at most
+	const sites, perForm, probeBudget = 6, 3, 30 // 18 forms, 6 to 10 probed
 	seeds, resolve := probeWeb(t, sites)
 	src, err := os.ReadFile(filepath.Join("..", "domains", "auto.lua"))
 	if err != nil {
@@ -116,7 +116,11 @@ func TestClusterProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ssn.ProbeQueries != probeBudget || len(single) == 0 {
+	// a form reserves its queries and the general sample's (2 more)
+	// before it is probed, and gives back what it did not send: the budget
+	// is a ceiling, reached to within one reservation
+	const reserve = perForm + 2
+	if ssn.ProbeQueries > probeBudget || ssn.ProbeQueries <= probeBudget-reserve || len(single) == 0 {
 		t.Fatalf("one machine: %d probe queries, decisions %v", ssn.ProbeQueries, single)
 	}
 
@@ -164,7 +168,7 @@ func TestClusterProbes(t *testing.T) {
 		t.Errorf("counters: %d forms probed with %d queries; store: %d with %d", sn.ProbedForms, sn.ProbeQueries, len(stored), queries)
 	}
 	// one budget for the cluster: the three workers together stop at it
-	if queries > probeBudget || queries < probeBudget-perForm+1 {
+	if queries > probeBudget || queries <= probeBudget-reserve {
 		t.Errorf("%d probe queries over the cluster, budget %d", queries, probeBudget)
 	}
 	rows, err := app.ClusterForms(ctx, ts.URL(), "probes", false)

@@ -121,12 +121,17 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageU
 	for _, t := range p.opt.Terms[:n] {
 		qs = append(qs, store.ProbeQuery{Query: t, Kind: "topic"})
 	}
+	// The topic terms are asked first and the nonsense term last, read
+	// with the record template their answers taught: a page that lists the
+	// same offers whatever the query shows them to the nonsense term too,
+	// even though none of its records echoes that term.
 	var w records.Wrapper
 	for i := range qs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		w = p.ask(ctx, f, box, &qs[i], w, tmpl, topic)
+		j := (i + 1) % len(qs)
+		w = p.ask(ctx, f, box, &qs[j], w, tmpl, topic)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

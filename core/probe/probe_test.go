@@ -100,6 +100,16 @@ func newSite(t *testing.T, db []string) *site {
 		s.log(r)
 		page(w, "Thanks", "<p>Thank you for your message. We will answer soon.</p>")
 	})
+	mux.HandleFunc("/offers", func(w http.ResponseWriter, r *http.Request) {
+		// the same list whatever the query: none of its records echoes a
+		// nonsense term, all of them a topic term
+		s.log(r)
+		var b strings.Builder
+		for i, m := range movies[:5] {
+			fmt.Fprintf(&b, `<li><a href="/offer/%d">%s</a> <p>film of the week, horror and thriller classics</p></li>`, i, m)
+		}
+		page(w, "Offers", fmt.Sprintf(`<h1>This week's film offers</h1><ol class="offers">%s</ol>`, b.String()))
+	})
 	mux.HandleFunc("/members", func(w http.ResponseWriter, r *http.Request) {
 		s.log(r)
 		http.Redirect(w, r, "/login?next=/members", http.StatusFound)
@@ -177,6 +187,7 @@ func TestProbe(t *testing.T) {
 		{"papers database, a few records on the topic", papers, "/search", movieWords, store.ProbeSiteSearch, "general sample of the database"},
 		{"answer ignores the query", movies, "/static", movieWords, store.ProbeNotDatabase, "does not change"},
 		{"login wall", movies, "/members", movieWords, store.ProbeNotDatabase, "login page"},
+		{"the same offers whatever the query", movies, "/offers", movieWords, store.ProbeNotDatabase, "same records"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
