@@ -79,6 +79,15 @@ for i in 0 1 2; do
 	"$DWCRAWL" worker --nats "${urls[$i]},$all" --dir "$work/worker$i" --sites 2 --ack-wait 5s 2>"$work/worker$i.log" &
 	pids+=($!)
 done
+# the crawl is submitted once every worker has joined: a worker still
+# connecting when a short crawl ends takes no site
+for i in 0 1 2; do
+	for _ in $(seq 600); do
+		grep -q "worker started" "$work/worker$i.log" && break
+		sleep 0.1
+	done
+	grep -q "worker started" "$work/worker$i.log" || { echo "run3: worker $i did not start:" >&2; cat "$work/worker$i.log" >&2; exit 1; }
+done
 
 "$DWCRAWL" run --nats "$all" --testbed --pages "$pages" --crawl run3 --dir "$work/coordinator" --json domains/auto.lua \
 	>"$work/summary.json" 2>"$work/run.log" || { echo "run3: dwcrawl run failed:" >&2; cat "$work/run.log" >&2; exit 1; }
