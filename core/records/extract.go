@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/dwcrawl/dwcrawl/core/page"
 )
@@ -137,9 +138,18 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 	var recs []placed
 	order := docOrder(doc)
 	for _, r := range chosen {
+		items := make(map[*html.Node]bool, len(r.items))
+		for _, it := range r.items {
+			items[it.n] = true
+		}
 		for i, it := range r.items {
 			l := r.links[i]
 			rec := Record{URL: l.url, Title: l.text, Text: textOf(it.n)}
+			if it.n.DataAtom == atom.A || inline[it.n.DataAtom] {
+				if tail := inlineTail(it.n, items); tail != "" {
+					rec.Text += " " + tail
+				}
+			}
 			if pagerRow(rec.Text) && (l.url == "" || pattern(l.url, nil) != r.pattern) {
 				// the table's last row holds the pager (gitweb), not a
 				// record titled "first" that links like the others

@@ -73,6 +73,14 @@ func TestExtract(t *testing.T) {
 				"http://git.test/?p=cars.git;a=commit;h=89bf583bdeccc34da6c06919c6fbbc2215b9b689", "http://git.test/?p=cars.git;a=commit;h=10885c46442e39a6eefc94a633dc47e7437883e3",
 				"http://git.test/?p=cars.git;a=commit;h=5e3071197a8f31243003129b6a0702e0dda23afe"},
 			-1, "http://git.test/?p=cars.git;a=search;h=HEAD;pg=1;s=Add;st=commit", ControlLink},
+		// pydoc (Python 3.11's module browser): the records are lines of
+		// one table cell, each a link and its synopsis before a <br>
+		{"pydoc.html", "http://py.test/search?key=signal", "signal", 1, "",
+			[]string{"http://py.test/_signal.html", "http://py.test/asyncio.unix_events.html", "http://py.test/signal.html",
+				"http://py.test/test.signalinterproctester.html", "http://py.test/test.test_signal.html", "http://py.test/test.test_threadsignals.html",
+				"http://py.test/unittest.signals.html", "http://py.test/flask.signals.html", "http://py.test/mpmath.functions.signals.html",
+				"http://py.test/trio._signals.html", "http://py.test/trio._tests.test_signals.html"},
+			-1, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+tt.template, func(t *testing.T) {
@@ -300,6 +308,29 @@ func TestPagerRow(t *testing.T) {
 	}{{"next", true}, {"first · prev · next", true}, {"« Previous | Next »", true}, {"Last modified: 3 hours ago", false}, {"next generation sequencing", false}} {
 		if got := pagerRow(tc.text); got != tc.want {
 			t.Errorf("pagerRow(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestInlineRecords: a record written as a line of a cell takes the text
+// beside its link up to the line break, and no more.
+func TestInlineRecords(t *testing.T) {
+	res, err := Extract(fixture(t, "pydoc.html"), mustURL(t, "http://py.test/search?key=signal"), Options{Query: "signal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"http://py.test/_signal.html":                 "_signal - This module provides mechanisms to use signal handlers in Python.",
+		"http://py.test/signal.html":                  "signal",
+		"http://py.test/test.test_threadsignals.html": "test.test_threadsignals - PyUnit testing that threads honor our signal semantics",
+	}
+	got := map[string]string{}
+	for _, r := range res.Records {
+		got[r.URL] = r.Text
+	}
+	for u, w := range want {
+		if got[u] != w {
+			t.Errorf("%s: text %q, want %q", u, got[u], w)
 		}
 	}
 }

@@ -372,6 +372,13 @@ func primaryLinks(items []*node, base *url.URL) []link {
 // with their text (an image's alt text when they have none).
 func linksOf(n *html.Node, base *url.URL) []link {
 	var out []link
+	if n.DataAtom == atom.A {
+		// the item is the link itself (pydoc's "<a>name</a>- synopsis<br>")
+		if l, ok := anchorLink(n, base); ok {
+			out = append(out, l)
+		}
+		return out
+	}
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -412,6 +419,10 @@ func anchorLink(a *html.Node, base *url.URL) (link, bool) {
 // primaryLink is the record's own link: the first http(s) link with text
 // that is not a pager control, else the first link at all.
 func primaryLink(n *html.Node, base *url.URL) link {
+	if n.DataAtom == atom.A {
+		l, _ := anchorLink(n, base)
+		return l
+	}
 	var first, best link
 	var walk func(n *html.Node) bool
 	walk = func(n *html.Node) bool {

@@ -243,3 +243,25 @@ func attr(n *html.Node, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// inlineTail is the text that follows an inline record element up to the
+// next line break, block element or record: a list written as lines of
+// one cell ("<a>json</a>- JSON encoder and decoder<br>", pydoc's search
+// results) holds each record's text beside its link, not inside it.
+func inlineTail(n *html.Node, items map[*html.Node]bool) string {
+	var b strings.Builder
+	for c := n.NextSibling; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+			continue
+		}
+		if c.Type != html.ElementNode || skipped[c.DataAtom] {
+			continue
+		}
+		if items[c] || c.DataAtom == atom.Br || c.DataAtom == atom.Hr || blockTags[c.DataAtom] || controls[c.DataAtom] {
+			break
+		}
+		b.WriteString(" " + textOf(c) + " ")
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
