@@ -251,13 +251,7 @@ func TestSurfaceAndEnrichJobs(t *testing.T) {
 	}
 	var sid struct{ ID string }
 	h.json("POST", "/api/surface", mustJSON(t, map[string]any{"crawl": id, "form": forms[0].ID, "budget": 6}), 201, &sid)
-	var ss serve.SurfaceStatus
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		h.json("GET", "/api/surface/"+sid.ID, "", 200, &ss)
-		if ss.State != serve.StateRunning || time.Now().After(deadline) {
-			break
-		}
-	}
+	ss := h.waitSurface(sid.ID)
 	if ss.State != serve.StateDone || ss.Queries == 0 || ss.Queries > 6 || ss.Docs == 0 || ss.Source != "form:"+forms[0].ID {
 		t.Fatalf("surfacing %s of form %s: %+v", sid.ID, forms[0].PageURL, ss)
 	}
@@ -323,6 +317,35 @@ func TestSurfaceAndEnrichJobs(t *testing.T) {
 	} {
 		if code != 200 || !strings.Contains(string(b), want) {
 			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+
+	// through a JSON search API that reports its totals the estimate comes
+	// with its interval and the estimator, as dwcrawl surface prints them
+	counted := httptest.NewServer(hiddendb.New(recs, hiddendb.Options{K: 30, PageSize: 10, Seed: 3, ShowTotal: true}).Handler(""))
+	defer counted.Close()
+	var aid struct{ ID string }
+	h.json("POST", "/api/surface", mustJSON(t, map[string]any{"interface": counted.URL, "budget": 12, "first": hiddendb.SyntheticWord(1)}), 201, &aid)
+	as := h.waitSurface(aid.ID)
+	if as.State != serve.StateDone || as.Coverage == nil || as.CoverageLow == nil || as.CoverageHigh == nil || as.Estimator == "" ||
+		*as.CoverageLow > *as.Coverage || *as.Coverage > *as.CoverageHigh {
+		t.Errorf("surfacing %s: no estimate with interval and estimator: %+v", aid.ID, as)
+	} else {
+		t.Logf("surfacing %s: %d documents, coverage %.3f [%.3f, %.3f] by %s", aid.ID, as.Docs, *as.Coverage, *as.CoverageLow, *as.CoverageHigh, as.Estimator)
+		want := fmt.Sprintf("est. coverage %.0f%% [%.0f–%.0f%%] by %s", 100**as.Coverage, 100**as.CoverageLow, 100**as.CoverageHigh, as.Estimator)
+		if code, b := h.do("GET", "/", ""); code != 200 || !strings.Contains(string(b), want) {
+			t.Errorf("the dashboard (status %d) does not show %q", code, want)
+		}
+	}
+}
+
+// waitSurface polls a surfacing job until it stops running (2 minutes at most).
+func (h *harness) waitSurface(id string) serve.SurfaceStatus {
+	var ss serve.SurfaceStatus
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		h.json("GET", "/api/surface/"+id, "", 200, &ss)
+		if ss.State != serve.StateRunning || time.Now().After(deadline) {
+			return ss
 		}
 	}
 }

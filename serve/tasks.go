@@ -53,19 +53,71 @@ type SurfaceStatus struct {
 
 // surfaceLast is a surfacing's progress.
 type surfaceLast struct {
-	Queries   int      `json:"queries"`
-	Docs      int      `json:"docs"`
-	Cost      float64  `json:"cost"`
-	EstSize   *float64 `json:"est_size,omitempty"`
-	Coverage  *float64 `json:"est_coverage,omitempty"`
-	LastQuery string   `json:"last_query,omitempty"`
+	Queries  int      `json:"queries"`
+	Docs     int      `json:"docs"`
+	Cost     float64  `json:"cost"`
+	EstSize  *float64 `json:"est_size,omitempty"`
+	Coverage *float64 `json:"est_coverage,omitempty"`
+	// the estimate's 90% interval and the estimator that produced it, as
+	// dwcrawl surface prints them
+	CoverageLow  *float64 `json:"est_coverage_low,omitempty"`
+	CoverageHigh *float64 `json:"est_coverage_high,omitempty"`
+	Estimator    string   `json:"estimator,omitempty"`
+	LastQuery    string   `json:"last_query,omitempty"`
+}
+
+// CoverageText is the estimate as the dashboard shows it ("" before one
+// exists): "est. coverage 57% [25–71%] by stratified-schnabel/rank".
+func (l surfaceLast) CoverageText() string {
+	if l.Coverage == nil {
+		return ""
+	}
+	t := fmt.Sprintf("est. coverage %.0f%%", 100**l.Coverage)
+	if l.CoverageLow != nil && l.CoverageHigh != nil {
+		t += fmt.Sprintf(" [%.0f–%.0f%%]", 100**l.CoverageLow, 100**l.CoverageHigh)
+	}
+	if l.Estimator != "" {
+		t += " by " + l.Estimator
+	}
+	return t
+}
+
+// latest is a job's last progress report: the job writes it while status
+// requests read it.
+type latest[T any] struct {
+	mu sync.Mutex
+	v  T
+}
+
+func (l *latest[T]) set(v T) {
+	l.mu.Lock()
+	l.v = v
+	l.mu.Unlock()
+}
+
+func (l *latest[T]) get() T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.v
+}
+
+// restore reads the report a job record kept.
+func (l *latest[T]) restore(raw []byte) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("last counts: %w", err)
+	}
+	l.set(v)
+	return nil
 }
 
 type surfaceWork struct {
 	j    *job
 	spec SurfaceSpec
-	mu   sync.Mutex
-	prog surfaceLast
+	prog latest[surfaceLast]
 }
 
 // source keys the surfacing's journal: a crawl's form as the command line
@@ -89,23 +141,19 @@ func (w *surfaceWork) progress(p surface.Progress) {
 	if !math.IsNaN(p.EstSize) && !math.IsInf(p.EstSize, 0) {
 		size, cov := p.EstSize, p.Coverage
 		l.EstSize, l.Coverage = &size, &cov
+		if e := p.Estimate; e.Valid() {
+			lo, hi := e.Low, e.High
+			l.CoverageLow, l.CoverageHigh, l.Estimator = &lo, &hi, e.Estimator
+		}
 	}
-	w.mu.Lock()
-	w.prog = l
-	w.mu.Unlock()
+	w.prog.set(l)
 }
 
-func (w *surfaceWork) last() any {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.prog
-}
+func (w *surfaceWork) last() any { return w.prog.get() }
 
 func (w *surfaceWork) status() SurfaceStatus {
 	rec := w.j.record()
-	w.mu.Lock()
-	l := w.prog
-	w.mu.Unlock()
+	l := w.prog.get()
 	policy := w.spec.Policy
 	if policy == "" {
 		policy = "adaptive"
@@ -119,10 +167,8 @@ func (s *Server) restoreSurface(j *job, rec record) error {
 	if err := json.Unmarshal(rec.Spec, &w.spec); err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
-	if len(rec.Last) > 0 {
-		if err := json.Unmarshal(rec.Last, &w.prog); err != nil {
-			return fmt.Errorf("last counts: %w", err)
-		}
+	if err := w.prog.restore(rec.Last); err != nil {
+		return err
 	}
 	j.ref = s.ref(j.dir)
 	if w.spec.Crawl != "" {
@@ -254,8 +300,7 @@ type enrichLast struct {
 type enrichWork struct {
 	j    *job
 	spec EnrichSpec
-	mu   sync.Mutex
-	prog enrichLast
+	prog latest[enrichLast]
 }
 
 // enrichOutput is the enriched table in the job's directory.
@@ -270,22 +315,14 @@ func (w *enrichWork) run(ctx context.Context, db *store.DB) error {
 }
 
 func (w *enrichWork) progress(p enrich.Progress) {
-	w.mu.Lock()
-	w.prog = enrichLast{Queries: p.Queries, Budget: p.Budget, Covered: p.Covered, Uncoverable: p.Uncoverable, Local: p.Local, LastQuery: p.Query}
-	w.mu.Unlock()
+	w.prog.set(enrichLast{Queries: p.Queries, Budget: p.Budget, Covered: p.Covered, Uncoverable: p.Uncoverable, Local: p.Local, LastQuery: p.Query})
 }
 
-func (w *enrichWork) last() any {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.prog
-}
+func (w *enrichWork) last() any { return w.prog.get() }
 
 func (w *enrichWork) status() EnrichStatus {
 	rec := w.j.record()
-	w.mu.Lock()
-	l := w.prog
-	w.mu.Unlock()
+	l := w.prog.get()
 	method := w.spec.Method
 	if method == "" {
 		method = string(enrich.SmartBiased)
@@ -302,10 +339,8 @@ func (s *Server) restoreEnrich(j *job, rec record) error {
 	if err := json.Unmarshal(rec.Spec, &w.spec); err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
-	if len(rec.Last) > 0 {
-		if err := json.Unmarshal(rec.Last, &w.prog); err != nil {
-			return fmt.Errorf("last counts: %w", err)
-		}
+	if err := w.prog.restore(rec.Last); err != nil {
+		return err
 	}
 	j.work = w
 	return nil
