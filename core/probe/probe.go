@@ -112,7 +112,7 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageU
 	if err := Submittable(f, d); err != nil {
 		return nil, err
 	}
-	box := queryBox(f)
+	box := page.QueryBox(f.Fields)
 	if box < 0 {
 		return nil, fmt.Errorf("form %d (%s) has no text box to type a query into: %w", f.Index, f.Action, ErrNotSearchable)
 	}
@@ -220,34 +220,6 @@ func (p *Prober) general(ctx context.Context, f *page.Form, box int, qs []store.
 	}
 	return qs, decision, append(ev, "no general query listed records: the topic terms' records decide")
 }
-
-// queryBox is the form's keyword box: a search input, else a text input or
-// textarea whose name or label reads like one, else the first.
-func queryBox(f *page.Form) int {
-	box, score := -1, -1
-	for i, fl := range f.Fields {
-		if fl.Name == "" || fl.Disabled {
-			continue
-		}
-		ok := fl.Tag == "textarea" || fl.Tag == "input" && (fl.Type == "text" || fl.Type == "search" || fl.Type == "")
-		if !ok {
-			continue
-		}
-		sc := 1
-		if boxWord.MatchString(fl.Name) || boxWord.MatchString(fl.ID) || boxWord.MatchString(fl.Label) || boxWord.MatchString(fl.Placeholder) {
-			sc = 3
-		}
-		if fl.Type == "search" {
-			sc++
-		}
-		if sc > score {
-			box, score = i, sc
-		}
-	}
-	return box
-}
-
-var boxWord = regexp.MustCompile(`(?i)(^|[^a-z])(q|qs|query|search|keywords?|kw|terms?|text|find|words?|s)([^a-z]|$)`)
 
 // Nonsense is the nonsense term of a form: nine consonants no language
 // writes, derived from the form's action so that a probe is repeatable.

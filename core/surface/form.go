@@ -3,15 +3,11 @@ package surface
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/store"
 )
-
-// queryBox matches the names and labels of a form's keyword box.
-var queryBox = regexp.MustCompile(`(?i)(^|[^a-z])(q|qs|query|search|keywords?|kw|terms?|text|find|words?|s)([^a-z]|$)`)
 
 // FormVars returns the variables of the keyword/htmlform plugin that drive
 // a searchable form the crawl discovered: its action and method, the main
@@ -28,22 +24,7 @@ func FormVars(f store.Form) (map[string]string, error) {
 			return nil, fmt.Errorf("surface: form %s fields: %w", f.ID, err)
 		}
 	}
-	box, score := -1, -1
-	for i, fl := range fields {
-		if fl.Name == "" || !textBox(fl) {
-			continue
-		}
-		sc := 1
-		if queryBox.MatchString(fl.Name) || queryBox.MatchString(fl.ID) || queryBox.MatchString(fl.Label) || queryBox.MatchString(fl.Placeholder) {
-			sc = 3
-		}
-		if fl.Type == "search" {
-			sc++
-		}
-		if sc > score {
-			box, score = i, sc
-		}
-	}
+	box := page.QueryBox(fields)
 	if box < 0 {
 		return nil, fmt.Errorf("surface: form %s has no text box to type a query into", f.ID)
 	}
@@ -73,19 +54,6 @@ func FormVars(f store.Form) (map[string]string, error) {
 		vars["form_page"] = f.PageURL
 	}
 	return vars, nil
-}
-
-func textBox(fl page.Field) bool {
-	switch fl.Tag {
-	case "textarea":
-		return true
-	case "input":
-		switch fl.Type {
-		case "", "text", "search":
-			return true
-		}
-	}
-	return false
 }
 
 // defaultValue is what a browser submits for a control left untouched.

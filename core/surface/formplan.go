@@ -151,7 +151,7 @@ func formInputs(f *page.Form, box int) []*formInput {
 			continue
 		}
 		switch {
-		case textBox(fl):
+		case fl.TextBox():
 			// another text box: its test values are words of the
 			// downloaded records (textValues), its values afterwards the
 			// inner policy's keywords

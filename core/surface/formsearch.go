@@ -98,7 +98,7 @@ func NewFormSearcher(f store.Form, fetcher FormFetcher, opt FormOptions) (*FormS
 	if err != nil {
 		return nil, err
 	}
-	box := QueryBox(pf)
+	box := page.QueryBox(pf.Fields)
 	if box < 0 {
 		return nil, fmt.Errorf("surface: form %s has no text box to type a query into", f.ID)
 	}
@@ -121,30 +121,6 @@ func StoredForm(f store.Form) (*page.Form, error) {
 		pf.Method = "GET"
 	}
 	return pf, nil
-}
-
-// QueryBox returns the index of the form's keyword box: the text or search
-// input or textarea whose name, id, label or placeholder reads like a query
-// box (a search input first), else the first text box; -1 when there is
-// none.
-func QueryBox(f *page.Form) int {
-	box, score := -1, -1
-	for i, fl := range f.Fields {
-		if fl.Name == "" || fl.Disabled || !textBox(fl) {
-			continue
-		}
-		sc := 1
-		if queryBox.MatchString(fl.Name) || queryBox.MatchString(fl.ID) || queryBox.MatchString(fl.Label) || queryBox.MatchString(fl.Placeholder) {
-			sc = 3
-		}
-		if fl.Type == "search" {
-			sc++
-		}
-		if sc > score {
-			box, score = i, sc
-		}
-	}
-	return box
 }
 
 // Form is the searcher's form.
