@@ -37,28 +37,38 @@ var (
 	errTimeout = errors.New("fetch: timeout")
 )
 
+// sentinels are this package's refusals with their Reason labels, in the
+// order they are tested.
+var sentinels = []struct {
+	err   error
+	label string
+}{
+	{ErrBadURL, "bad-url"}, {ErrBlocked, "blocked"}, {ErrDisallowed, "robots"}, {ErrStatus, "status"},
+	{ErrContentType, "content-type"}, {ErrRedirectLoop, "redirect-loop"}, {ErrTooManyRedirects, "redirects"},
+}
+
+// sentinelLabel is the label of the sentinel err wraps, "" when none.
+func sentinelLabel(err error) string {
+	for _, s := range sentinels {
+		if errors.Is(err, s.err) {
+			return s.label
+		}
+	}
+	return ""
+}
+
 // Reason returns a short stable label for err, for statistics and URL
 // records: "" (nil), "bad-url", "blocked", "robots", "status",
 // "content-type", "redirect-loop", "redirects", "timeout", "canceled",
 // "network".
 func Reason(err error) string {
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.Is(err, ErrBadURL):
-		return "bad-url"
-	case errors.Is(err, ErrBlocked):
-		return "blocked"
-	case errors.Is(err, ErrDisallowed):
-		return "robots"
-	case errors.Is(err, ErrStatus):
-		return "status"
-	case errors.Is(err, ErrContentType):
-		return "content-type"
-	case errors.Is(err, ErrRedirectLoop):
-		return "redirect-loop"
-	case errors.Is(err, ErrTooManyRedirects):
-		return "redirects"
+	}
+	if l := sentinelLabel(err); l != "" {
+		return l
+	}
+	switch {
 	case errors.Is(err, errTimeout), errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, context.Canceled):
@@ -90,8 +100,8 @@ func (e *StatusError) Unwrap() error { return ErrStatus }
 // their Retry-After), never the policy refusals of this package, and the
 // retry package's rules for transport errors.
 func classify(err error) (bool, time.Duration) {
-	for _, final := range []error{ErrBadURL, ErrBlocked, ErrDisallowed, ErrContentType, ErrRedirectLoop, ErrTooManyRedirects} {
-		if errors.Is(err, final) {
+	for _, s := range sentinels {
+		if s.err != ErrStatus && errors.Is(err, s.err) {
 			return false, 0
 		}
 	}
@@ -117,10 +127,6 @@ func Cause(err error) string {
 	switch {
 	case err == nil:
 		return ""
-	case errors.Is(err, ErrBadURL):
-		return "bad-url"
-	case errors.Is(err, ErrBlocked):
-		return "blocked"
 	case errors.Is(err, ErrDisallowed):
 		if c := transportCause(err); c != "" {
 			return c
@@ -128,14 +134,11 @@ func Cause(err error) string {
 		return "robots"
 	case errors.As(err, &se):
 		return "http-" + strconv.Itoa(se.Code)
-	case errors.Is(err, ErrContentType):
-		return "content-type"
-	case errors.Is(err, ErrRedirectLoop):
-		return "redirect-loop"
-	case errors.Is(err, ErrTooManyRedirects):
-		return "redirects"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
+	}
+	if l := sentinelLabel(err); l != "" {
+		return l
 	}
 	if c := transportCause(err); c != "" {
 		return c
