@@ -62,10 +62,15 @@ type pageCounter struct {
 
 // pageHolder is one engine's entry in a pageCounter.
 type pageHolder struct {
-	// Taken counts the pages the holder took, net of those it gave back:
-	// the pages it recorded, fetches under way and its unused lease.
+	// Taken counts the pages the holder holds: those it published, fetches
+	// under way and its unused lease.
 	Taken int64     `json:"taken"`
 	Until time.Time `json:"until"` // renewed every holderRenew
+	// Gone marks a holder whose pages were reclaimed: Taken is then the
+	// pages it had published, which stay counted. The entry stays until
+	// Until (tombstoneTTL) so that a holder wrongly thought dead (a long
+	// pause, a partition) can count its pages exactly when it comes back.
+	Gone bool `json:"gone,omitempty"`
 }
 
 const (
@@ -78,6 +83,12 @@ const (
 	holderRenew = time.Second
 	holderTTL   = 10 * time.Second
 	holderLate  = 3 * holderRenew
+	// tombstoneTTL is how long the entry of a reclaimed holder is kept.
+	tombstoneTTL = 10 * time.Minute
+	// reconnectGrace is how long after its own reconnection the reclaimer
+	// does not take a holder's silence on its subject for its death: after
+	// a server restart the other clients may not have reconnected yet.
+	reconnectGrace = holderTTL / 2
 )
 
 func newPageBudget(ctx context.Context, c *Conn, crawl string, limit int) *pageBudget {
@@ -135,62 +146,75 @@ func (b *pageBudget) Reserve() bool {
 // and renews the holder's entry; called with mu held.
 func (b *pageBudget) take() (int64, error) {
 	var got int64
-	_, err := b.update(b.ctx, func(pc *pageCounter, h *pageHolder) bool {
-		b.used.Store(pc.Used)
-		got = 0
+	_, err := b.update(b.ctx, func(free int64) int64 {
 		limit := b.limit.Load()
-		if limit > 0 && pc.Used >= limit {
-			return false
+		switch {
+		case limit <= 0:
+			got = maxLease
+		case free <= 0:
+			got = 0
+		default:
+			got = min(free, leaseSize(free, limit))
 		}
-		got = leaseSize(limit-pc.Used, limit)
 		if b.single {
-			got = 1
+			got = min(got, 1)
 		}
-		if limit > 0 {
-			got = min(got, limit-pc.Used)
-		}
-		pc.Used += got
-		h.Taken += got
-		b.used.Store(pc.Used)
-		return true
+		return got
 	})
 	return got, err
 }
 
-// update applies change to the counter and this holder's entry (renewed)
-// with compare-and-set; called with mu held. An entry reclaimed while this
-// holder lived (it was thought dead: a long pause, a partition) is made
-// again with the pages it is fetching, which it will publish; its lease
-// was given back with the reclaim.
-func (b *pageBudget) update(ctx context.Context, change func(pc *pageCounter, h *pageHolder) bool) (pageCounter, error) {
+// update writes this holder's entry with compare-and-set, renewed: Taken
+// becomes the pages the holder holds (published, being fetched and its
+// lease, which lease, when not nil, sets from the pages still free), and
+// Used changes by as much as Taken. Writing what the holder knows, rather
+// than adding to what the server holds, makes a retry harmless: an update
+// the server applied and whose answer was lost (the server restarting) is
+// not counted twice. A holder whose pages were reclaimed while it lived
+// (thought dead: a long pause, a partition) counts its published pages and
+// fetches again; its lease was given back with the reclaim. Called with mu
+// held.
+func (b *pageBudget) update(ctx context.Context, lease func(free int64) int64) (pageCounter, error) {
 	lost := false
+	var newLease int64
 	pc, err := updateJSON(ctx, b.c, b.c.budgets, b.key, func(pc *pageCounter) (bool, error) {
 		if pc.Holders == nil {
 			pc.Holders = map[string]pageHolder{}
 		}
 		h, ok := pc.Holders[b.holder]
-		lost = !ok && b.registered
+		lost = b.registered && (!ok || h.Gone)
+		if !ok && b.registered {
+			// reclaimed and forgotten: what it published stayed counted
+			h.Taken = b.published
+		}
+		others := pc.Used - h.Taken
+		held := b.published + b.inflight
+		newLease = b.lease
 		if lost {
-			h.Taken = b.published + b.inflight
-			pc.Used += b.inflight
+			newLease = 0
 		}
-		if !change(pc, &h) && !lost {
-			return false, nil
+		if lease != nil {
+			newLease = lease(b.limit.Load() - others - held)
 		}
-		h.Until = time.Now().Add(holderTTL).UTC()
+		taken := held + newLease
+		if ok && !h.Gone && h.Taken == taken && time.Until(h.Until) > holderTTL-holderRenew {
+			b.used.Store(pc.Used)
+			return false, nil // nothing to change, renewed lately
+		}
+		h = pageHolder{Taken: taken, Until: time.Now().Add(holderTTL).UTC()}
 		pc.Holders[b.holder] = h
+		pc.Used = others + taken
+		b.used.Store(pc.Used)
 		return true, nil
 	})
 	if err != nil {
 		return pc, err
 	}
-	if _, ok := pc.Holders[b.holder]; ok {
-		b.registered = true
-	}
+	b.registered = true
 	if lost {
 		b.log.Warn("page budget: this engine's pages were reclaimed while it lived; its lease is dropped", "key", b.key, "holder", b.holder, "lease", b.lease, "fetching", b.inflight)
-		b.lease = 0
 	}
+	b.lease = newLease
 	return pc, nil
 }
 
@@ -222,7 +246,20 @@ func (b *pageBudget) Exhausted() bool {
 	b.mu.Lock()
 	lease := b.lease
 	b.mu.Unlock()
-	return lease == 0 && b.used.Load() >= limit && !b.suspect.Load()
+	if lease != 0 || b.used.Load() < limit || b.suspect.Load() {
+		return false
+	}
+	if b.single {
+		// the coordinator ends the crawl on this answer: the watcher's
+		// view may lag pages given back just now
+		ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+		err := b.refresh(ctx)
+		cancel()
+		if err == nil && b.used.Load() < limit {
+			return false
+		}
+	}
+	return true
 }
 
 // refresh reads the shared counter (the watcher's view may lag, or have
@@ -238,27 +275,45 @@ func (b *pageBudget) refresh(ctx context.Context) error {
 // observe records the counter's value (a watcher's update).
 func (b *pageBudget) observe(used int64) { b.used.Store(used) }
 
+// returnLease gives the unused lease back to the shared counter (an
+// explorer between sites: a lease kept idle is pages nobody fetches).
+func (b *pageBudget) returnLease(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.registered || b.lease == 0 {
+		return nil
+	}
+	_, err := b.update(ctx, func(int64) int64 { return 0 })
+	return err
+}
+
 // giveBack returns the unused lease to the shared counter (an engine that
-// closes) and, when nothing is in flight, removes the holder's entry.
+// closes) and, when nothing is in flight, removes the holder's entry (its
+// published pages stay counted).
 func (b *pageBudget) giveBack(ctx context.Context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.registered {
 		return nil
 	}
-	n, done := b.lease, b.inflight == 0
+	done := b.inflight == 0
 	_, err := updateJSON(ctx, b.c, b.c.budgets, b.key, func(pc *pageCounter) (bool, error) {
+		if pc.Holders == nil {
+			pc.Holders = map[string]pageHolder{}
+		}
 		h, ok := pc.Holders[b.holder]
 		if !ok {
-			return false, nil // reclaimed: the lease was given back then
+			h.Taken = b.published // reclaimed and forgotten
 		}
-		pc.Used = max(0, pc.Used-n)
-		h.Taken -= n
+		others := pc.Used - h.Taken
 		if done {
 			delete(pc.Holders, b.holder)
-		} else {
-			pc.Holders[b.holder] = h
+			pc.Used = others + b.published
+			return true, nil
 		}
+		h = pageHolder{Taken: b.published + b.inflight, Until: time.Now().Add(holderTTL).UTC()}
+		pc.Holders[b.holder] = h
+		pc.Used = others + h.Taken
 		return true, nil
 	})
 	if err == nil {
@@ -292,7 +347,7 @@ func (b *pageBudget) renew(ctx context.Context) {
 		b.mu.Lock()
 		if b.registered {
 			actx, cancel := context.WithTimeout(ctx, attemptTimeout)
-			if _, err := b.update(actx, func(*pageCounter, *pageHolder) bool { return true }); err != nil && ctx.Err() == nil {
+			if _, err := b.update(actx, nil); err != nil && ctx.Err() == nil {
 				b.log.Debug("page budget: renewing", "key", b.key, "err", err)
 			}
 			cancel()
@@ -304,8 +359,10 @@ func (b *pageBudget) renew(ctx context.Context) {
 // reclaim gives the budget back the pages of dead holders: pages taken
 // and never published. A holder is dead once its entry expired, or once it
 // is late renewing it and nobody answers on its subject (its connection
-// is gone). It returns the pages reclaimed, and marks the budget suspect
-// while a late holder keeps pages the crawl may get back.
+// is gone; not believed shortly after this engine reconnected, when the
+// others may still be reconnecting). It returns the pages reclaimed, and
+// marks the budget suspect while a late holder keeps pages the crawl may
+// get back.
 func (b *pageBudget) reclaim(ctx context.Context) (int64, error) {
 	var pc pageCounter
 	if _, ok, err := b.c.getJSON(ctx, b.c.budgets, b.key, &pc); err != nil || !ok {
@@ -315,10 +372,23 @@ func (b *pageBudget) reclaim(ctx context.Context) (int64, error) {
 	suspect := false
 	var total int64
 	for id, h := range pc.Holders {
-		if id == b.holder || now.Before(h.Until.Add(holderLate-holderTTL)) {
+		if id == b.holder {
+			continue
+		}
+		if h.Gone {
+			if now.After(h.Until) {
+				b.forget(ctx, id, h)
+			}
+			continue
+		}
+		if now.Before(h.Until.Add(holderLate - holderTTL)) {
 			continue
 		}
 		if now.Before(h.Until) {
+			if b.c.sinceReconnect() < reconnectGrace {
+				suspect = suspect || h.Taken > 0
+				continue
+			}
 			pctx, cancel := context.WithTimeout(ctx, time.Second)
 			_, err := b.c.nc.RequestWithContext(pctx, holderSubject(b.crawl, id), nil)
 			cancel()
@@ -340,7 +410,7 @@ func (b *pageBudget) reclaim(ctx context.Context) (int64, error) {
 			}
 			back = max(0, hh.Taken-published)
 			cur.Used = max(0, cur.Used-back)
-			delete(cur.Holders, id)
+			cur.Holders[id] = pageHolder{Taken: hh.Taken - back, Until: time.Now().Add(tombstoneTTL).UTC(), Gone: true}
 			return true, nil
 		})
 		if err != nil {
@@ -353,6 +423,21 @@ func (b *pageBudget) reclaim(ctx context.Context) (int64, error) {
 	}
 	b.suspect.Store(suspect)
 	return total, nil
+}
+
+// forget removes the entry of a holder reclaimed long ago; its pages stay
+// counted.
+func (b *pageBudget) forget(ctx context.Context, id string, h pageHolder) {
+	_, err := updateJSON(ctx, b.c, b.c.budgets, b.key, func(cur *pageCounter) (bool, error) {
+		if cur.Holders[id] != h {
+			return false, nil
+		}
+		delete(cur.Holders, id)
+		return true, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		b.log.Debug("page budget: forgetting a dead engine", "holder", id, "err", err)
+	}
 }
 
 // holderPages counts the pages holder published for crawl.

@@ -267,3 +267,65 @@ func TestPageBudgetReclaim(t *testing.T) {
 		t.Error("the budget suspects a live engine")
 	}
 }
+
+// TestPageBudgetRetry replays a lease's compare-and-set whose answer was
+// lost (the server applied it, then restarted): the engine takes its lease
+// again and the counter holds one lease, not two.
+func TestPageBudgetRetry(t *testing.T) {
+	ts := clustertest.StartServer(t, t.TempDir())
+	ctx := context.Background()
+	c := connect(t, ts)
+	b := newPageBudget(ctx, c, "retry", 1000)
+	b.mu.Lock()
+	if _, err := b.take(); err != nil {
+		t.Fatal(err)
+	}
+	b.lease = 0 // the answer never came: the engine knows of no lease
+	got, err := b.take()
+	b.mu.Unlock()
+	if err != nil || got == 0 {
+		t.Fatalf("took %d pages (%v)", got, err)
+	}
+	n, err := c.PagesReserved(ctx, "retry")
+	if err != nil || n != got {
+		t.Errorf("counter %d (%v) after a retried lease of %d pages", n, err, got)
+	}
+	if err := b.giveBack(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.PagesReserved(ctx, "retry"); err != nil || n != 0 {
+		t.Errorf("counter %d (%v) after giving the lease back", n, err)
+	}
+}
+
+// TestPageBudgetDuplicatePage has two engines record the same page (a
+// site explored twice at once): the page counts once, the second fetch
+// goes back to the budget, and an engine's own publication retried is no
+// duplicate.
+func TestPageBudgetDuplicatePage(t *testing.T) {
+	ts := clustertest.StartServer(t, t.TempDir())
+	ctx := context.Background()
+	c := connect(t, ts)
+	a := newPageBudget(ctx, c, "dup", 1000)
+	b := newPageBudget(ctx, c, "dup", 1000)
+	sa := &pageSink{c: c, ctx: ctx, crawl: "dup", log: quiet(), budget: a}
+	sb := &pageSink{c: c, ctx: ctx, crawl: "dup", log: quiet(), budget: b}
+	p := crawl.PageResult{URL: "http://a.test/x", Site: "http://a.test", Record: []byte(`{"url":"http://a.test/x","site":"http://a.test"}`)}
+	for _, s := range []*pageSink{sa, sb, sa} {
+		if !s.budget.Reserve() {
+			t.Fatal("no page")
+		}
+		if err := s.RecordPage(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.published != 2 || b.published != 0 || b.inflight != 0 {
+		t.Errorf("published: %d by the first engine (want 2: its own retry), %d by the second (want 0), %d in flight", a.published, b.published, b.inflight)
+	}
+	if err := b.giveBack(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.PagesReserved(ctx, "dup"); err != nil || n != a.published+a.lease {
+		t.Errorf("counter %d (%v), want the first engine's %d pages and %d leased", n, err, a.published, a.lease)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -71,6 +72,8 @@ type Conn struct {
 	log *slog.Logger
 	bo  *retry.Backoff
 	id  string
+	// reconnected is when the client last reconnected (UnixNano, 0: never)
+	reconnected *atomic.Int64
 
 	sites, results, forms             jetstream.Stream
 	crawls, state, budgets, workersKV jetstream.KeyValue
@@ -92,6 +95,7 @@ func Connect(ctx context.Context, url string, opt Options) (*Conn, error) {
 		opt.Patience = 5 * time.Minute
 	}
 	log := opt.Logger
+	reconnected := new(atomic.Int64)
 	nc, err := nats.Connect(url, nats.Name(opt.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond),
 		nats.ReconnectJitter(100*time.Millisecond, time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
@@ -99,7 +103,10 @@ func Connect(ctx context.Context, url string, opt Options) (*Conn, error) {
 				log.Warn("nats: disconnected", "err", err)
 			}
 		}),
-		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("nats: reconnected", "server", nc.ConnectedUrlRedacted()) }))
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			reconnected.Store(time.Now().UnixNano())
+			log.Info("nats: reconnected", "server", nc.ConnectedUrlRedacted())
+		}))
 	if err != nil {
 		return nil, fmt.Errorf("cluster: connecting to %s: %w", url, err)
 	}
@@ -108,7 +115,7 @@ func Connect(ctx context.Context, url string, opt Options) (*Conn, error) {
 		nc.Close()
 		return nil, fmt.Errorf("cluster: %s: %w", url, err)
 	}
-	c := &Conn{nc: nc, js: js, url: url, log: log, id: id,
+	c := &Conn{nc: nc, js: js, url: url, log: log, id: id, reconnected: reconnected,
 		bo: retry.New(retry.Policy{Retries: 1 << 30, Base: 100 * time.Millisecond, Max: 2 * time.Second, MaxElapsed: opt.Patience})}
 	if err := c.setup(ctx); err != nil {
 		nc.Close()
@@ -121,6 +128,15 @@ func Connect(ctx context.Context, url string, opt Options) (*Conn, error) {
 func (c *Conn) Close() {
 	c.nc.Flush()
 	c.nc.Close()
+}
+
+// sinceReconnect is how long ago the client last reconnected (its whole
+// life when it never did).
+func (c *Conn) sinceReconnect() time.Duration {
+	if t := c.reconnected.Load(); t != 0 {
+		return time.Since(time.Unix(0, t))
+	}
+	return time.Duration(1<<63 - 1)
 }
 
 // URL is the server URL the connection was made to.
@@ -231,15 +247,20 @@ func (c *Conn) publish(ctx context.Context, subj, id string, data []byte) error 
 	})
 }
 
-// publishMsg is publish for a message with headers.
-func (c *Conn) publishMsg(ctx context.Context, m *nats.Msg, id string) error {
-	return c.do(ctx, func(ctx context.Context) error {
-		_, err := c.js.PublishMsg(ctx, m, jetstream.WithMsgID(id))
+// publishMsg is publish for a message with headers; it returns the
+// stream's acknowledgement (Duplicate: a message with the same id was
+// stored before, at Sequence).
+func (c *Conn) publishMsg(ctx context.Context, m *nats.Msg, id string) (*jetstream.PubAck, error) {
+	var ack *jetstream.PubAck
+	err := c.do(ctx, func(ctx context.Context) error {
+		var err error
+		ack, err = c.js.PublishMsg(ctx, m, jetstream.WithMsgID(id))
 		if errors.Is(err, nats.ErrMaxPayload) {
 			return retry.Permanent(err)
 		}
 		return err
 	})
+	return ack, err
 }
 
 // publishJSON publishes v as JSON.

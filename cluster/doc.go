@@ -34,7 +34,17 @@
 // engine that stopped renewing it and no longer answers on
 // dwcrawl.holder.<crawl>.<id> (a process killed: its connection is gone),
 // or whose entry expired: the pages it took minus the pages it published
-// go back to the budget.
+// go back to the budget (its entry stays a while as a tombstone, so that
+// an engine only thought dead counts its pages exactly when it comes
+// back). An engine writes the pages it holds (published, being fetched,
+// leased) rather than adding to the counter, so a compare-and-set retried
+// after its answer was lost (a server restart) is not counted twice. A
+// worker gives its unused lease back before it reports a site's outcome,
+// and the coordinator takes the budget for spent only once every site it
+// handed out has come back and the counter, read afresh, is at the limit.
+// A page whose publication the results stream drops as a duplicate of
+// another engine's (a site redelivered while its first worker, cut off
+// from the server, went on exploring it) goes back to the budget too.
 //   - BucketWorkers: one heartbeat entry per live worker (with a TTL).
 //
 // Adaptive learning happens once per cluster: only the coordinator learns.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -255,6 +256,11 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 		}
 		w.log.Error("exploring failed for good", "crawl", name, "site", task.Site, "err", err)
 		o = crawl.SiteOutcome{Site: task.Site, Status: store.SiteFailed, Err: err.Error()}
+	}
+	// the lease left goes back before the outcome: once the coordinator has
+	// applied every outcome, the counter holds no idle lease
+	if err := cr.budget.returnLease(ctx); err != nil && ctx.Err() == nil {
+		w.log.Warn("giving back unused pages", "crawl", name, "err", err)
 	}
 	data, err := encodeOutcome(o, w.c.maxPayload())
 	if err == nil {
@@ -591,11 +597,35 @@ func (s *pageSink) RecordPage(p crawl.PageResult) error {
 	if s.coordinator {
 		m.Header.Set(fromHeader, fromCoordinator)
 	}
-	if err := s.c.publishMsg(s.ctx, m, s.crawl+"/page/"+hash16(p.URL)); err != nil {
+	ack, err := s.c.publishMsg(s.ctx, m, s.crawl+"/page/"+hash16(p.URL))
+	if err != nil {
 		return err
+	}
+	if ack.Duplicate && !s.own(ack.Sequence) {
+		// another engine recorded the page first: the site was explored
+		// twice at once (redelivered while its first explorer, cut off
+		// from the server, went on). The crawl counts the page once, so
+		// this fetch goes back to the budget.
+		s.budget.Release()
+		return nil
 	}
 	s.budget.Published()
 	return nil
+}
+
+// own reports whether the results stream's message seq is a page of this
+// engine (a publication retried after its acknowledgement was lost); when
+// the message cannot be read, it is taken for one, counted as recorded.
+func (s *pageSink) own(seq uint64) bool {
+	var subj string
+	err := s.c.do(s.ctx, func(ctx context.Context) error {
+		m, err := s.c.results.GetMsg(ctx, seq)
+		if err == nil {
+			subj = m.Subject
+		}
+		return err
+	})
+	return err != nil || strings.HasSuffix(subj, "."+s.budget.holder)
 }
 
 // LiveWorkers returns the heartbeat entries of the live workers.

@@ -38,25 +38,35 @@ func (s *scheduler) next(ctx context.Context, e *Engine, q queue) (frontier.Item
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
-		if s.done || ctx.Err() != nil || e.exhausted() {
+		if s.done || ctx.Err() != nil {
 			s.stop()
 			return frontier.Item{}, false
 		}
-		if q.refill != nil && q.refill(ctx) {
-			continue
-		}
-		it, ok, err := q.pop()
-		if err != nil {
-			s.fail(err)
-			return frontier.Item{}, false
-		}
-		if ok {
-			s.active++
-			return it, true
-		}
-		if s.active == 0 && (q.busy == nil || !q.busy()) {
+		// a coordinator's sites still out may give pages back (an
+		// explorer's unused lease, a page two explorers fetched): it waits
+		// for them before taking the budget for spent
+		exhausted := e.exhausted()
+		if exhausted && (e.coord == nil || s.active == 0) {
 			s.stop()
 			return frontier.Item{}, false
+		}
+		if !exhausted {
+			if q.refill != nil && q.refill(ctx) {
+				continue
+			}
+			it, ok, err := q.pop()
+			if err != nil {
+				s.fail(err)
+				return frontier.Item{}, false
+			}
+			if ok {
+				s.active++
+				return it, true
+			}
+			if s.active == 0 && (q.busy == nil || !q.busy()) {
+				s.stop()
+				return frontier.Item{}, false
+			}
 		}
 		if e.turns != nil {
 			// waiting here would hold the turn the busy workers need
