@@ -70,6 +70,14 @@ import (
 // less than others), the exact Poisson interval of the total recaptures and
 // the Poisson error of each stratum; an estimate below what the data prove
 // (the downloaded count, a reported total) widens it by as much above.
+//
+// A complete answer is its own match set: its recaptures are its documents
+// downloaded before it, not the downloaded documents its terms match, since
+// the interface's matching (gitweb greps substrings: "16" finds "165")
+// decides what it returns. When the fair estimators (this one and loo.go)
+// rest on fewer than minLOORecaptures recaptures, the complete answers to
+// the adaptive policy's own choices, corrected for the choice, take over
+// if they hold enough (adaptive.go).
 
 // CoverageLevel is the nominal level of the coverage interval.
 const CoverageLevel = 0.90
@@ -92,9 +100,10 @@ type CoverageEstimate struct {
 	Docs                    int
 	Size, SizeLow, SizeHigh float64
 	Coverage, Low, High     float64
-	// Estimator names the method: "exact", "stratified-schnabel/" followed
-	// by the source of the query totals ("reported", "complete", "rank" or a
-	// "+"-joined mix), or "none".
+	// Estimator names the method: "exact", "stratified-schnabel/",
+	// "loo-schnabel/" or "chao1+adaptive-schnabel/" followed by the source
+	// of the query totals ("reported", "complete", "rank" or a "+"-joined
+	// mix), with FewSuffix when recaptures are few, or "none".
 	Estimator string
 	// Queries is the number of queries the estimate used, Strata the
 	// number of document strata.
@@ -609,6 +618,7 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 	cuts := lengthCuts(lens, ns)
 	stratum := func(l int32) int { return sort.SearchInts(cuts, int(l)+1) }
 	ns = len(cuts) + 1
+	tot, src := s.caps.totals(n, k, useRank, nil)
 	var rows []captureRow
 	cum := make([]float64, ns)
 	next := 0 // documents counted into cum
@@ -628,7 +638,7 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 			continue
 		}
 		rec := q.textRecall()
-		if rec < minTextRecall {
+		if rec < minTextRecall && src[qi] != totalComplete {
 			// the text does not show which downloaded documents match
 			continue
 		}
@@ -636,20 +646,29 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 		for _, b := range q.returned {
 			r.share[stratum(b.len)] += float64(b.n) / float64(len(q.docs))
 		}
-		// the recaptures: the downloaded documents it returned, and the
-		// other text matches scaled by the text's recall
-		for _, b := range q.seen {
-			r.known[stratum(b.len)] += float64(b.n)
-		}
-		for _, b := range q.knownOther {
-			r.known[stratum(b.len)] += float64(b.n) / rec
-		}
-		for j := range r.known {
-			r.known[j] = math.Min(r.known[j], r.before[j])
+		if src[qi] == totalComplete {
+			// a complete answer's recaptures are its documents downloaded
+			// before it, whatever the interface matched them on
+			for _, d := range q.docs {
+				if int(d) < q.before {
+					r.known[stratum(int32(lens[d]))]++
+				}
+			}
+		} else {
+			// the recaptures: the downloaded documents it returned, and
+			// the other text matches scaled by the text's recall
+			for _, b := range q.seen {
+				r.known[stratum(b.len)] += float64(b.n)
+			}
+			for _, b := range q.knownOther {
+				r.known[stratum(b.len)] += float64(b.n) / rec
+			}
+			for j := range r.known {
+				r.known[j] = math.Min(r.known[j], r.before[j])
+			}
 		}
 		rows = append(rows, r)
 	}
-	tot, src := s.caps.totals(n, k, useRank, nil)
 	floor := float64(n)
 	for qi := range s.caps.queries {
 		if src[qi] == totalReported || src[qi] == totalComplete {
@@ -703,7 +722,17 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 	// complete and rank-estimated answers, which the leave-one-out
 	// estimate re-counts against every download
 	useLOO := looOK && !reported
+	// when the fair estimators rest on fewer than minLOORecaptures
+	// recaptures, the complete answers to the policy's own choices,
+	// corrected for the choice (adaptive.go), say more if they hold enough
+	ad, adOK := CoverageEstimate{}, false
+	if !looOK && recaptures < minLOORecaptures {
+		ad, adOK = s.estimateAdaptive(src, strata, floor)
+	}
 	if used < 2 || recaptures < minRecaptures {
+		if adOK {
+			return ad
+		}
 		if loo.Estimator != "" {
 			return loo
 		}
@@ -793,6 +822,9 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 		}
 	}
 	fn := float64(n)
+	if adOK {
+		return ad
+	}
 	if useLOO {
 		// the leave-one-out estimate, with an interval that also holds the
 		// sequential one's: the two share the model (independent
