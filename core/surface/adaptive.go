@@ -43,12 +43,25 @@ import (
 // bootstrap over the queries, exact Poisson interval and selection
 // allowance, and the spread of the queries' own estimates (terms that
 // occur together or apart move them alike, which the bootstrap does not
-// see). The estimate is used only when the fair estimators rest on fewer
-// than minLOORecaptures recaptures (EstimateCoverage).
+// see). The estimate is used only when at most maxCutFrac of the answers
+// were cut (a cut answer holds the best ranked of its matches, which every
+// cut list returns again, so they would seem all there is) and the fair
+// estimators rest on
+// fewer than minLOORecaptures recaptures (EstimateCoverage).
 
 // EstimatorAdaptive names the estimator over the complete answers to the
 // policy's own queries; it is followed by "/complete".
 const EstimatorAdaptive = "chao1+adaptive-schnabel"
+
+// maxCutFrac is the largest fraction of cut answers the estimate over the
+// complete answers allows (an interface that pages through every match
+// can still be taken for one that cuts: gitweb's answers of all 406
+// records, twice the same size, looked like a limit of 406).
+var maxCutFrac = 0.1
+
+// cut reports whether the answer was cut by the result limit k (0:
+// unknown) or the harvest found it limited.
+func (q *queryCapture) cut(k int) bool { return q.limited || (k > 0 && len(q.docs) >= k) }
 
 // adaptiveRow is one complete answer by stratum: nᵢ₋₁,ₛ·Tᵢ,ₛ and mᵢ,ₛ with
 // the selection correction taken off, and mᵢ,ₛ less the allowance.
@@ -58,12 +71,13 @@ type adaptiveRow struct {
 	sumM       float64
 }
 
-// estimateAdaptive is the selection-corrected estimate over the complete
-// answers (src from captureLog.totals), stratified by document length as
-// loo.go is (strata merged until each holds minStratumRecaptures
-// recaptures); ok is false when it holds fewer than minLOORecaptures
+// estimateAdaptive is the estimate over the answers not cut (k the result
+// limit, 0 unknown) when few were, the Schnabel part stratified by document
+// length as loo.go is (strata merged until each holds
+// minStratumRecaptures recaptures); ok is false when an answer was cut or
+// reported its total, or the answers hold fewer than minLOORecaptures
 // corrected recaptures over minLOOQueries queries.
-func (s *Stats) estimateAdaptive(src []totalSource, strata int, floor float64) (CoverageEstimate, bool) {
+func (s *Stats) estimateAdaptive(k, strata int, floor float64) (CoverageEstimate, bool) {
 	n := len(s.docTerms)
 	alpha := (1 - CoverageLevel) / 2
 	z := distuv.UnitNormal.Quantile(1 - alpha)
@@ -72,11 +86,29 @@ func (s *Stats) estimateAdaptive(src []totalSource, strata int, floor float64) (
 		lens[d] = len(s.docTerms[d])
 	}
 	var qs []int
+	answered, cut := 0, 0
 	for qi := range s.caps.queries {
 		q := &s.caps.queries[qi]
-		if src[qi] == totalComplete && q.before > 0 && len(q.docs) > 0 && len(q.terms) > 0 {
+		if q.reported >= 0 {
+			return CoverageEstimate{}, false // the fair estimators hold
+		}
+		if len(q.docs) == 0 {
+			continue
+		}
+		answered++
+		if q.cut(k) {
+			cut++
+			continue
+		}
+		if q.before > 0 && len(q.terms) > 0 {
 			qs = append(qs, qi)
 		}
+	}
+	// a cut answer returns the best ranked of its matches, which every cut
+	// list returns again: were many cut, the capture frequencies would say
+	// the few best ranked are all there is
+	if float64(cut) > maxCutFrac*float64(answered) {
+		return CoverageEstimate{}, false
 	}
 	build := func(ns int) ([]adaptiveRow, []float64, int) {
 		cuts := lengthCuts(lens, ns)
@@ -252,7 +284,7 @@ func (s *Stats) estimateAdaptive(src []totalSource, strata int, floor float64) (
 	}
 	// Chao's estimate from the documents returned once and twice: the
 	// point, joined with the interval above
-	if c, clo, chi, ok := s.caps.chao1(n, z); ok {
+	if c, clo, chi, ok := s.caps.chao1(n, k, z); ok {
 		size = math.Max(c, floor)
 		lo = math.Max(floor, math.Min(lo, clo))
 		hi = math.Max(hi, chi)
@@ -267,20 +299,23 @@ func (s *Stats) estimateAdaptive(src []totalSource, strata int, floor float64) (
 }
 
 // chao1 is Chao's (1984) estimate of the size from the numbers of
-// documents returned by exactly one query (f1) and by two (f2), robust to
+// documents returned by exactly one answer not cut (f1) and by two (f2), robust to
 // documents that are matched more or less often than others, with the
 // log-normal interval of Chao (1987) at the normal quantile z; ok is false
 // without any document returned twice.
-func (c *captureLog) chao1(n int, z float64) (size, lo, hi float64, ok bool) {
+func (c *captureLog) chao1(n, k int, z float64) (size, lo, hi float64, ok bool) {
 	cnt := make([]int, n)
 	for _, q := range c.queries {
+		if q.cut(k) {
+			continue
+		}
 		for _, d := range q.docs {
 			cnt[d]++
 		}
 	}
 	var f1, f2 float64
-	for _, k := range cnt {
-		switch k {
+	for _, x := range cnt {
+		switch x {
 		case 1:
 			f1++
 		case 2:
@@ -297,6 +332,6 @@ func (c *captureLog) chao1(n int, z float64) (size, lo, hi float64, ok bool) {
 		return s, s, s, true
 	}
 	v := f2 * (r*r*r*r/4 + r*r*r + r*r/2)
-	k := math.Exp(z * math.Sqrt(math.Log(1+v/(extra*extra))))
-	return s + extra, s + extra/k, s + extra*k, true
+	w := math.Exp(z * math.Sqrt(math.Log(1+v/(extra*extra))))
+	return s + extra, s + extra/w, s + extra*w, true
 }

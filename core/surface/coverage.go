@@ -727,7 +727,7 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 	// corrected for the choice (adaptive.go), say more if they hold enough
 	ad, adOK := CoverageEstimate{}, false
 	if !looOK && recaptures < minLOORecaptures {
-		ad, adOK = s.estimateAdaptive(src, strata, floor)
+		ad, adOK = s.estimateAdaptive(k, strata, floor)
 	}
 	if used < 2 || recaptures < minRecaptures {
 		if adOK {
