@@ -37,6 +37,20 @@ import (
 // among the downloaded documents are left out too: their few matches are
 // mostly the ones that got them picked.
 //
+// A rank total is only used where nothing the list shows contradicts it:
+// a cut list proves at least its returned documents plus the downloaded
+// ones that match it by text but were not returned (minTotal), and under
+// the ranking its documents lie above the cut-off quantile n/T (beyond).
+// A relevance order (fossil's search orders by a score, and only ties fall
+// back to the date) breaks both for the lists it reorders; those get no
+// total, and when the lists that contradict the fit are as many as the
+// lists of known total that confirm it, no list gets one. The interval
+// carries the standard error of the fit's scale (the median of its
+// validations) on the share of the estimate that rests on rank totals.
+// The recaptures are counted from the downloaded documents' text, checked
+// against the answers themselves (textRecall, for result pages that show
+// snippets).
+//
 // Capture–recapture assumes every document is as likely to be matched; it is
 // not: a document with many distinct terms matches more queries, so it is
 // both more likely downloaded and more likely matched again, m_i is too large
@@ -56,6 +70,14 @@ import (
 // less than others), the exact Poisson interval of the total recaptures and
 // the Poisson error of each stratum; an estimate below what the data prove
 // (the downloaded count, a reported total) widens it by as much above.
+//
+// A complete answer is its own match set: its recaptures are its documents
+// downloaded before it, not the downloaded documents its terms match, since
+// the interface's matching (gitweb greps substrings: "16" finds "165")
+// decides what it returns. When the fair estimators (this one and loo.go)
+// rest on fewer than minLOORecaptures recaptures, the complete answers to
+// the adaptive policy's own choices, corrected for the choice, take over
+// if they hold enough (adaptive.go).
 
 // CoverageLevel is the nominal level of the coverage interval.
 const CoverageLevel = 0.90
@@ -78,9 +100,10 @@ type CoverageEstimate struct {
 	Docs                    int
 	Size, SizeLow, SizeHigh float64
 	Coverage, Low, High     float64
-	// Estimator names the method: "exact", "stratified-schnabel/" followed
-	// by the source of the query totals ("reported", "complete", "rank" or a
-	// "+"-joined mix), or "none".
+	// Estimator names the method: "exact", "stratified-schnabel/",
+	// "loo-schnabel/" or "chao1+adaptive-schnabel/" followed by the source
+	// of the query totals ("reported", "complete", "rank" or a "+"-joined
+	// mix), with FewSuffix when recaptures are few, or "none".
 	Estimator string
 	// Queries is the number of queries the estimate used, Strata the
 	// number of document strata.
@@ -129,11 +152,60 @@ type queryCapture struct {
 	terms    []int32    // the query's term ids (its matches: documents holding all)
 	known    []lenCount // downloaded before and matching, by length
 	returned []lenCount // returned, by length
+	// the downloaded documents it returned (certain matches, whatever
+	// their text says), by length; how many of them match by text; and
+	// the text matches it did not return, by length
+	seen       []lenCount
+	seenText   int
+	knownOther []lenCount
+}
+
+// Text recall. The recaptures of a query are counted from the text of the
+// downloaded documents, which is what the result pages showed of them: a
+// snippet (fossil shows the part of a check-in comment around the match) or
+// a title may lack words the engine indexes. The downloaded documents a
+// query returned are matches whatever their text says, so the share of them
+// that match by text measures the text's recall for that query. Below
+// minTextRecall the text does not tell which downloaded documents match and
+// the query is no capture (counting only the text matches would inflate the
+// size by the inverse of the recall); above it, the text matches it did not
+// return are scaled up by it.
+const minTextRecall = 0.8
+
+// textRecall is the share of the downloaded documents q returned that match
+// it by text (1 when it returned none).
+func (q *queryCapture) textRecall() float64 {
+	n := 0
+	for _, b := range q.seen {
+		n += int(b.n)
+	}
+	if n == 0 {
+		return 1
+	}
+	return float64(q.seenText) / float64(n)
+}
+
+// minTotal is the fewest matches q's answer proves: what it returned, and,
+// when it was cut and the text identifies its matches, the downloaded
+// documents that match by text but ranked below the cut.
+func (q *queryCapture) minTotal() float64 {
+	n := float64(len(q.docs))
+	if !q.limited || q.textRecall() < minTextRecall {
+		return n
+	}
+	for _, b := range q.knownOther {
+		n += float64(b.n)
+	}
+	return n
 }
 
 // captureLog holds the per-query captures.
 type captureLog struct {
 	queries []queryCapture
+	// rankSE is the standard error of the log scale of the rank totals of
+	// the last unweighted fit (the median of its validations), 0 without
+	// rank totals
+	rankSE float64
 }
 
 // observe records an issued query and sets iq.DocsBefore and iq.Known.
@@ -151,15 +223,35 @@ func (c *captureLog) observe(s *Stats, iq *IssuedQuery, res []Result, ids []int3
 	}
 	q.returned = histogram(ret)
 	known := map[int32]int32{}
+	other := map[int32]int32{}
+	isKnown := map[int32]bool{}
 	if len(ids) > 0 {
 		for _, d := range s.post[ids[0]] {
 			if !fresh[d] && s.containsAll(d, ids[1:]) {
 				iq.Known++
 				known[int32(len(s.docTerms[d]))]++
+				other[int32(len(s.docTerms[d]))]++
+				isKnown[d] = true
 			}
 		}
+		seen := map[int32]int32{}
+		done := map[int32]bool{}
+		for _, r := range res {
+			if r.Fresh || done[r.Doc] {
+				continue
+			}
+			done[r.Doc] = true
+			l := int32(len(s.docTerms[r.Doc]))
+			seen[l]++
+			if isKnown[r.Doc] {
+				q.seenText++
+				other[l]--
+			}
+		}
+		q.seen = histogram(seen)
 	}
 	q.known = histogram(known)
+	q.knownOther = histogram(other)
 	c.queries = append(c.queries, q)
 }
 
@@ -207,6 +299,7 @@ const (
 	minValidations = 3
 	maxRankBias    = 0.405 // log 1.5
 	maxBelowBound  = 0.2
+	maxBeyond      = 0.25
 )
 
 // rankFit estimates the totals of the pending (limited, total unknown)
@@ -306,6 +399,29 @@ func (c *captureLog) rankFit(ndocs int, tot []float64, src []totalSource, pendin
 		}
 		return sp / su, cnt, true
 	}
+	// beyond reports whether list i's estimate t is contradicted from
+	// above: under the ranking the list returned its t best ranked
+	// matches' first n, quantiles up to n/t, so most of its documents of
+	// known quantile lie below twice that. (The fit counts only documents
+	// well inside the cut-off, so an estimate too high, which narrows the
+	// cut-off, would otherwise keep itself up.)
+	beyond := func(i int, t float64) bool {
+		n := float64(len(c.queries[i].docs))
+		out, all := 0, 0
+		for _, d := range c.queries[i].docs {
+			if sumE[d] <= 0 {
+				continue
+			}
+			all++
+			if sumP[d]/sumE[d] > 2*n/t {
+				out++
+			}
+		}
+		return float64(out) > maxBeyond*float64(all)
+	}
+	// contra: the log ratio of a list's estimate to the fewest matches it
+	// proves, when below (0: not contradicted)
+	contra := make([]float64, len(c.queries))
 	for iter := 0; iter < rankIters; iter++ {
 		changed := false
 		for _, i := range pending {
@@ -314,7 +430,17 @@ func (c *captureLog) rankFit(ndocs int, tot []float64, src []totalSource, pendin
 			if known[i] {
 				prev = tot[i]
 			}
-			if t, cnt, ok := listTotal(i, prev); ok {
+			t, cnt, ok := listTotal(i, prev)
+			switch {
+			case ok && t < c.queries[i].minTotal():
+				// contradicted by what the list proves (see below)
+				changed = changed || known[i]
+				known[i], counted[i], contra[i] = false, nil, math.Log(t/c.queries[i].minTotal())
+			case ok && beyond(i, t):
+				changed = changed || known[i]
+				known[i], counted[i], contra[i] = false, nil, math.Inf(1)
+			case ok:
+				contra[i] = 0
 				if !known[i] || math.Abs(t-tot[i]) > 1e-3*t {
 					changed = true
 				}
@@ -342,23 +468,38 @@ func (c *captureLog) rankFit(ndocs int, tot []float64, src []totalSource, pendin
 		}
 		add(i, 1)
 	}
+	// a contradicted list's error is below its log ratio to the bound: a
+	// censored validation, which counts for the median when it is below it
+	confirmed, contradicted := len(errs), 0
+	for _, i := range pending {
+		if contra[i] != 0 && weight(i) > 0 {
+			if contra[i] < 0 {
+				errs = append(errs, contra[i])
+			}
+			contradicted++
+		}
+	}
 	bias := 0.0
 	if len(errs) > 0 {
 		sort.Float64s(errs)
 		bias = errs[len(errs)/2]
 	}
-	// a cut list has more matches than it returned: estimates below that
-	// bound mean the positions contradict the model
+	// a cut list has more matches than it returned and than the downloaded
+	// documents matching it by text (minTotal): estimates below that bound
+	// mean the positions contradict the model for that list (a relevance
+	// order, under which a list's positions follow its own scores), and
+	// the list gets no total; many such lists, and the model is off
 	below, est := 0, 0
 	for _, i := range pending {
-		if known[i] {
+		if contra[i] != 0 || (known[i] && tot[i]/math.Exp(bias) < c.queries[i].minTotal()) {
+			below++
+			known[i] = false
+		}
+		if contra[i] != 0 || known[i] {
 			est++
-			if tot[i] < float64(len(c.queries[i].docs)) {
-				below++
-			}
 		}
 	}
-	if len(errs) < minValidations || math.Abs(bias) > maxRankBias || float64(below) > maxBelowBound*float64(est) {
+	if confirmed < minValidations || contradicted >= confirmed || math.Abs(bias) > maxRankBias || float64(below) > maxBelowBound*float64(est) {
 		// too few checks, or the positions do not follow a ranking
 		// independent of the content (a relevance or date order, or one
 		// correlated with the documents' ids, ties the positions of lists
@@ -367,13 +508,35 @@ func (c *captureLog) rankFit(ndocs int, tot []float64, src []totalSource, pendin
 			known[i] = false
 		}
 	}
+	if w == nil {
+		c.rankSE = 0
+		for _, i := range pending {
+			if known[i] {
+				c.rankSE = medianSE(errs[:confirmed], bias)
+				break
+			}
+		}
+	}
 	for _, i := range pending {
 		if known[i] {
-			tot[i], src[i] = math.Max(tot[i]/math.Exp(bias), float64(len(c.queries[i].docs))), totalRank
+			tot[i], src[i] = tot[i]/math.Exp(bias), totalRank
 		} else {
 			tot[i] = 0
 		}
 	}
+}
+
+// medianSE is the standard error of the median m of xs, from their spread
+// about it (√(π/2)·σ/√n, σ with one degree of freedom spent on m).
+func medianSE(xs []float64, m float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(math.Pi/2) * math.Sqrt(ss/float64(len(xs)-1)) / math.Sqrt(float64(len(xs)))
 }
 
 // needsRank reports whether some query's total can only come from rank
@@ -455,6 +618,7 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 	cuts := lengthCuts(lens, ns)
 	stratum := func(l int32) int { return sort.SearchInts(cuts, int(l)+1) }
 	ns = len(cuts) + 1
+	tot, src := s.caps.totals(n, k, useRank, nil)
 	var rows []captureRow
 	cum := make([]float64, ns)
 	next := 0 // documents counted into cum
@@ -473,16 +637,38 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 			// ones that got it picked
 			continue
 		}
+		rec := q.textRecall()
+		if rec < minTextRecall && src[qi] != totalComplete {
+			// the text does not show which downloaded documents match
+			continue
+		}
 		r := captureRow{q: qi, before: append([]float64(nil), cum...), share: make([]float64, ns), known: make([]float64, ns)}
 		for _, b := range q.returned {
 			r.share[stratum(b.len)] += float64(b.n) / float64(len(q.docs))
 		}
-		for _, b := range q.known {
-			r.known[stratum(b.len)] += float64(b.n)
+		if src[qi] == totalComplete {
+			// a complete answer's recaptures are its documents downloaded
+			// before it, whatever the interface matched them on
+			for _, d := range q.docs {
+				if int(d) < q.before {
+					r.known[stratum(int32(lens[d]))]++
+				}
+			}
+		} else {
+			// the recaptures: the downloaded documents it returned, and
+			// the other text matches scaled by the text's recall
+			for _, b := range q.seen {
+				r.known[stratum(b.len)] += float64(b.n)
+			}
+			for _, b := range q.knownOther {
+				r.known[stratum(b.len)] += float64(b.n) / rec
+			}
+			for j := range r.known {
+				r.known[j] = math.Min(r.known[j], r.before[j])
+			}
 		}
 		rows = append(rows, r)
 	}
-	tot, src := s.caps.totals(n, k, useRank, nil)
 	floor := float64(n)
 	for qi := range s.caps.queries {
 		if src[qi] == totalReported || src[qi] == totalComplete {
@@ -536,7 +722,17 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 	// complete and rank-estimated answers, which the leave-one-out
 	// estimate re-counts against every download
 	useLOO := looOK && !reported
+	// when the fair estimators rest on fewer than minLOORecaptures
+	// recaptures, the complete answers to the policy's own choices,
+	// corrected for the choice (adaptive.go), say more if they hold enough
+	ad, adOK := CoverageEstimate{}, false
+	if !looOK && recaptures < minLOORecaptures {
+		ad, adOK = s.estimateAdaptive(k, strata, floor)
+	}
 	if used < 2 || recaptures < minRecaptures {
+		if adOK {
+			return ad
+		}
 		if loo.Estimator != "" {
 			return loo
 		}
@@ -586,6 +782,26 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 	z := distuv.UnitNormal.Quantile(1 - alpha)
 	lo = math.Max(floor, math.Min(lo, size*math.Exp(-z*math.Sqrt(relVar))))
 	hi = math.Max(hi, size*math.Exp(z*math.Sqrt(relVar)))
+	if c := s.caps.rankSE; c > 0 {
+		// the scale of the rank totals is known to the precision of
+		// their validation (rankFit): the share of the estimate resting
+		// on them is as uncertain
+		var rk, all float64
+		for _, r := range rows {
+			for j := range r.before {
+				x := r.before[j] * tot[r.q] * r.share[j]
+				all += x
+				if src[r.q] == totalRank {
+					rk += x
+				}
+			}
+		}
+		if all > 0 {
+			f := rk / all
+			lo = math.Max(floor, math.Min(lo, size*(1-f+f*math.Exp(-z*c))))
+			hi = math.Max(hi, size*(1-f+f*math.Exp(z*c)))
+		}
+	}
 	lo, hi = math.Min(lo, size), math.Max(hi, size)
 	if raw < floor {
 		// the estimate fell below a bound the data prove (the downloaded
@@ -606,6 +822,9 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 		}
 	}
 	fn := float64(n)
+	if adOK {
+		return ad
+	}
 	if useLOO {
 		// the leave-one-out estimate, with an interval that also holds the
 		// sequential one's: the two share the model (independent

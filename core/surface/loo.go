@@ -107,9 +107,16 @@ func (s *Stats) estimateLOO(tot []float64, src []totalSource, strata int, floor 
 			continue
 		}
 		var ms []int32
-		for _, d := range s.post[q.terms[0]] {
-			if s.containsAll(d, q.terms[1:]) {
-				ms = append(ms, d)
+		if src[qi] == totalComplete {
+			// a complete answer is its match set: the interface's own
+			// matching (substrings, stems, fields the records do not
+			// show) decides, not the records' text
+			ms = q.docs
+		} else {
+			for _, d := range s.post[q.terms[0]] {
+				if s.containsAll(d, q.terms[1:]) {
+					ms = append(ms, d)
+				}
 			}
 		}
 		qs = append(qs, qmatch{qi, ms})
