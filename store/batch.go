@@ -203,7 +203,11 @@ func (b *Batch) commit(sync bool) error {
 	b.done = true
 	db := b.db
 	if len(b.ops) == 0 {
-		return b.pb.Commit(writeOptions(sync))
+		if err := b.pb.Commit(writeOptions(sync)); err != nil || !sync {
+			return err
+		}
+		db.synced()
+		return nil
 	}
 	// URL states must be read and written under the frontier lock. The
 	// commit itself is not synced under the lock, so that concurrent
@@ -222,7 +226,11 @@ func (b *Batch) commit(sync bool) error {
 	if err != nil || !sync {
 		return err
 	}
-	return db.pdb.LogData(nil, pebble.Sync)
+	if err := db.pdb.LogData(nil, pebble.Sync); err != nil {
+		return err
+	}
+	db.synced()
+	return nil
 }
 
 // Close releases the batch; an uncommitted batch is discarded.

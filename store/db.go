@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -86,6 +87,7 @@ type DB struct {
 	cacheSize int64                  // Pebble's block cache capacity
 	snapDir   string                 // the snapshot a read-only DB reads ("" for dir itself)
 	corrupt   atomic.Pointer[string] // the first damaged file Pebble reported
+	lastSync  atomic.Int64           // UnixNano of the last synced commit (SyncDue)
 }
 
 // DefaultDir returns the default crawl directory of a profile,
@@ -309,6 +311,25 @@ func (db *DB) init(existed bool) error {
 // of record should have.
 func (db *DB) SyncsWrites() bool { return db.wo.Sync }
 
+// SyncInterval bounds how long crawl state committed with SyncDue stays
+// unsynced.
+const SyncInterval = time.Second
+
+// SyncDue reports whether a batch of crawl state that can be rebuilt (a
+// site begun or explored, a learning example; not a form or a user's
+// record, which are always synced) should be synced: the DB syncs writes
+// and no commit was synced for SyncInterval. An fsync per site cost more
+// CPU than the crawl's parsing; syncing at most once a second bounds what
+// an OS crash takes back, while a killed process loses nothing the log
+// was given (the log is sequential: the next synced write covers all
+// earlier ones).
+func (db *DB) SyncDue() bool {
+	return db.wo.Sync && time.Now().UnixNano()-db.lastSync.Load() >= int64(SyncInterval)
+}
+
+// synced notes a synced commit (SyncDue).
+func (db *DB) synced() { db.lastSync.Store(time.Now().UnixNano()) }
+
 // Dir returns the directory the DB was opened in.
 func (db *DB) Dir() string { return db.dir }
 
@@ -341,6 +362,7 @@ func (db *DB) Sync() error {
 	if err := db.pdb.LogData(nil, pebble.Sync); err != nil {
 		return fmt.Errorf("store: sync %s: %w", db.dir, err)
 	}
+	db.synced()
 	return nil
 }
 

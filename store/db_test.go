@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -152,5 +153,51 @@ func TestMemory(t *testing.T) {
 	must(t, db.Flush())
 	if m2 := db.Memory(); m2.Tables <= m0.Tables || m2.TableBytes <= 0 {
 		t.Errorf("after a flush: %d tables (%d bytes), before %d", m2.Tables, m2.TableBytes, m0.Tables)
+	}
+}
+
+// TestSyncDue: crawl state is synced at most once per SyncInterval, by a
+// synced batch (with or without frontier ops) or DB.Sync, and never when
+// the DB was opened with NoSync.
+func TestSyncDue(t *testing.T) {
+	db, _ := openTemp(t)
+	if !db.SyncDue() {
+		t.Fatal("a DB that never synced: SyncDue false")
+	}
+	commit := func(sync bool, withURL bool) {
+		t.Helper()
+		b := db.NewBatch()
+		defer b.Close()
+		if withURL {
+			must(t, b.SetURL(URLState{URL: "http://a.example/", Site: "http://a.example/", State: StateFetched}))
+		} else {
+			must(t, b.PutJSON(TagPages, []byte("k"), 1))
+		}
+		must(t, b.Commit(sync))
+	}
+	for _, tc := range []struct {
+		name string
+		sync func()
+	}{
+		{"synced batch", func() { commit(true, false) }},
+		{"synced batch with frontier ops", func() { commit(true, true) }},
+		{"DB.Sync", func() { must(t, db.Sync()) }},
+	} {
+		db.lastSync.Store(time.Now().Add(-2 * SyncInterval).UnixNano())
+		commit(false, true)
+		if !db.SyncDue() {
+			t.Fatalf("%s: an unsynced commit reset SyncDue", tc.name)
+		}
+		tc.sync()
+		if db.SyncDue() {
+			t.Fatalf("%s: SyncDue right after a sync", tc.name)
+		}
+	}
+
+	nosync, err := Open(t.TempDir(), Options{Logger: quietLog, NoSync: true})
+	must(t, err)
+	defer nosync.Close()
+	if nosync.SyncDue() {
+		t.Fatal("NoSync DB: SyncDue true")
 	}
 }

@@ -190,6 +190,10 @@ type Engine struct {
 	seq atomic.Int64
 	// claimed holds the hashes of the URLs being fetched, until recorded.
 	claimed sync.Map
+	// recorded counts the page records this engine committed (each before
+	// its claim is released): visit reads a record again after claiming
+	// only when one was committed since its first read.
+	recorded atomic.Int64
 	// formSigs holds the signatures of the searchable forms recorded.
 	formSigs sync.Map
 	// siteP holds the site classifier's verdict (float64) on each explored

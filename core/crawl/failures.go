@@ -37,6 +37,12 @@ type failures struct {
 	// per-host cap, restored lazily from the store.
 	hosts   sync.Map
 	hostsMu sync.Mutex
+	// urls holds the hashes of the URLs with a failure record, once
+	// urlsKnown (restored at start, added as they are staged; a hash stays
+	// when its record is cleared): a page whose hash is absent has none to
+	// read.
+	urls      sync.Map
+	urlsKnown atomic.Bool
 }
 
 func (fs *failures) add(cause string, n int64) {
@@ -65,6 +71,13 @@ func (e *Engine) restoreFailures() error {
 	for name, n := range cs {
 		e.stats.fails.add(name[len("crawl.fail."):], n)
 	}
+	if err := e.db.ScanFailures("", func(f store.Failure) error {
+		e.stats.fails.urls.Store(hash64(f.URL), struct{}{})
+		return nil
+	}); err != nil {
+		return fmt.Errorf("crawl: reading failure records: %w", err)
+	}
+	e.stats.fails.urlsKnown.Store(true)
 	return nil
 }
 
@@ -80,9 +93,13 @@ type failDelta struct {
 // committed.
 func (e *Engine) stageFailure(b *store.Batch, rec *pageRecord, v *visited, now time.Time) (failDelta, error) {
 	var d failDelta
-	prev, had, err := e.db.GetFailure(rec.URL)
-	if err != nil {
-		return d, err
+	var prev store.Failure
+	had := false
+	if _, maybe := e.stats.fails.urls.Load(hash64(rec.URL)); maybe || !e.stats.fails.urlsKnown.Load() {
+		var err error
+		if prev, had, err = e.db.GetFailure(rec.URL); err != nil {
+			return d, err
+		}
 	}
 	if had {
 		d.prev = &prev
@@ -104,6 +121,8 @@ func (e *Engine) stageFailure(b *store.Batch, rec *pageRecord, v *visited, now t
 		f.First = prev.First
 	}
 	d.now = &f
+	// noted before the commit: a hash without a record costs one read
+	e.stats.fails.urls.Store(hash64(f.URL), struct{}{})
 	if err := b.AddCounter(failCounter(f.Cause), 1); err != nil {
 		return d, err
 	}

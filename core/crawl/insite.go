@@ -249,7 +249,7 @@ func (x *siteExploration) learnForms(v *visited, ev *frontier.Evidence) error {
 		if err := l.stage(b, rank.SpaceFSL, v.URL, ex); err != nil {
 			return err
 		}
-		if err := b.Commit(x.t.e.db.SyncsWrites()); err != nil {
+		if err := b.Commit(x.t.e.db.SyncDue()); err != nil {
 			return fmt.Errorf("crawl: recording the learning example %s: %w", v.URL, err)
 		}
 		f = &ex

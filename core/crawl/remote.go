@@ -458,6 +458,7 @@ func (e *Engine) ImportPage(ctx context.Context, p PageResult) (Imported, error)
 	if err := e.commit(b, &n, nSearch > 0 || e.db.SyncsWrites()); err != nil {
 		return im, fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
 	}
+	e.recorded.Add(1)
 	im.Recorded = true
 	if learn {
 		im.Round, err = t.learnImported(rec.URL, *p.Example, p.Example)

@@ -333,7 +333,7 @@ func (t *twoStage) begin(rec store.Site, count bool) error {
 	if count {
 		n.add(cSites, 1)
 	}
-	if err := e.commit(b, &n, e.db.SyncsWrites()); err != nil {
+	if err := e.commit(b, &n, e.db.SyncDue()); err != nil {
 		return fmt.Errorf("crawl: recording site %s: %w", rec.URL, err)
 	}
 	return nil
@@ -383,7 +383,7 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 		}
 		example = &f
 	}
-	if err := e.commit(b, &n, true); err != nil {
+	if err := e.commit(b, &n, e.db.SyncDue()); err != nil {
 		return fmt.Errorf("crawl: recording site %s: %w", rec.URL, err)
 	}
 	t.mu.Lock()

@@ -117,6 +117,8 @@ type stager func(b *store.Batch, v *visited, t *tally) error
 // an error.
 func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra stager) (*visited, error) {
 	retried, refetches := false, 0
+	// pages recorded before the lookup below (see the second one)
+	recorded := e.recorded.Load()
 	if rec, ok, err := e.replay(u); err != nil {
 		return nil, err
 	} else if ok {
@@ -150,8 +152,12 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 	}
 	// a claim lasts until the page is recorded (so the claims do not grow
 	// with the crawl): a worker that looked before that and claims after
-	// finds the record now
-	if rec, ok, err := e.replay(u); err != nil || (ok && !(retried && failedRecord(rec))) {
+	// finds the record now. The record is committed and counted before its
+	// claim goes, so when no page was recorded since the first lookup there
+	// is nothing new to find (one store read less per page).
+	if e.recorded.Load() == recorded {
+		// the first lookup stands
+	} else if rec, ok, err := e.replay(u); err != nil || (ok && !(retried && failedRecord(rec))) {
 		e.claimed.Delete(hash64(u))
 		e.releaseHost(canon.Host(u))
 		if err != nil {
@@ -383,6 +389,7 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 	if err := e.commit(b, &t, nSearch > 0 || fd.now != nil); err != nil {
 		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
 	}
+	e.recorded.Add(1)
 	e.applyFailures(fd)
 	return nil
 }

