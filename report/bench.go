@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -141,9 +142,9 @@ func (b *builder) loadHarvestBench(dir, label string) error {
 		}
 		curves++
 		f := b.figure("bench-harvest-"+r.domain+"-forms", "Relevant forms vs pages fetched: "+r.domain+" (ground truth)", "pages fetched", "true relevant searchable forms")
-		f.Series = append(f.Series, Series{seriesLabel(within, r.strategy), forms})
+		f.Series = append(f.Series, Series{Label: seriesLabel(within, r.strategy), Points: forms})
 		f = b.figure("bench-harvest-"+r.domain+"-sites", "Deep sites vs pages fetched: "+r.domain+" (ground truth)", "pages fetched", "true deep sites")
-		f.Series = append(f.Series, Series{seriesLabel(within, r.strategy), sites})
+		f.Series = append(f.Series, Series{Label: seriesLabel(within, r.strategy), Points: sites})
 		last := len(forms) - 1
 		row := []string{label, r.domain, r.strategy, ftoa(forms[last].X), ftoa(forms[last].Y), ftoa(sites[last].Y), ratio(forms[last].Y, forms[last].X)}
 		if r.row >= 0 {
@@ -183,6 +184,7 @@ func (b *builder) loadSurfaceBench(dir, label string) (ok bool, err error) {
 		ok = true
 		policy := strings.TrimSuffix(filepath.Base(path), ".csv")
 		pts := []Point{{0, 0}}
+		var ests []benchEstimate
 		for i := range c.rows {
 			q, err := c.num(i, "query")
 			if err != nil {
@@ -193,17 +195,116 @@ func (b *builder) loadSurfaceBench(dir, label string) (ok bool, err error) {
 				return true, err
 			}
 			pts = append(pts, Point{q, cov})
+			e, err := csvEstimate(c, i, q, cov)
+			if err != nil {
+				return true, err
+			}
+			if e.Estimator != "" {
+				ests = append(ests, e)
+			}
 		}
 		f := b.figure("bench-surface-coverage", "Surfacing: coverage vs queries", "queries", "coverage (fraction of the database)")
-		f.Series = append(f.Series, Series{seriesLabel(within, policy), pts})
+		f.Series = append(f.Series, Series{Label: seriesLabel(within, policy), Points: pts})
 		row := []string{label, policy, "0", "0", "0", "0"}
 		if n := len(c.rows); n > 0 {
 			row = []string{label, policy, c.get(n-1, "query"), c.get(n-1, "docs"), c.get(n-1, "coverage"), c.get(n-1, "cost")}
 		}
-		t := b.table("bench-surface", "Surfacing bench", "run", "policy", "queries", "documents", "coverage", "cost")
+		row = append(row, estimateCells(ests)...)
+		t := b.table("bench-surface", "Surfacing bench", "run", "policy", "queries", "documents", "coverage", "cost",
+			"estimate", levelName()+" interval", "estimator", "in interval", "intervals holding the truth")
 		t.Rows = append(t.Rows, row)
+		b.truthAndEstimate(within, policy, pts, ests)
 	}
 	return ok, nil
+}
+
+// benchEstimate is a bench's coverage estimate at a checkpoint next to
+// the true coverage there.
+type benchEstimate struct {
+	Estimate
+	Truth float64
+	// In: the interval holds the truth.
+	In bool
+}
+
+// csvEstimate reads the estimate columns of row i of a bench surface CSV
+// (query q, true coverage cov); the Estimator is "" when the row has none
+// (no checkpoint, or a file written before the columns existed).
+func csvEstimate(c *csvFile, i int, q, cov float64) (benchEstimate, error) {
+	e := benchEstimate{Estimate: Estimate{Query: int(q), Estimator: c.get(i, "estimator")}, Truth: cov}
+	if e.Estimator == "" {
+		return e, nil
+	}
+	e.Coverage, e.Low, e.High, e.Size = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if c.get(i, "coverage_estimate") == "" {
+		return e, nil // estimator "none"
+	}
+	for _, col := range []struct {
+		name string
+		v    *float64
+	}{{"coverage_estimate", &e.Coverage}, {"coverage_low", &e.Low}, {"coverage_high", &e.High}} {
+		v, err := c.num(i, col.name)
+		if err != nil {
+			return e, err
+		}
+		*col.v = v
+	}
+	// as the bench decides in_interval: the truth rounded as the bounds are
+	truth := math.Round(cov*1e4) / 1e4
+	e.In = e.Low <= truth && truth <= e.High
+	return e, nil
+}
+
+// estimateCells are the bench table's estimate columns: the last
+// checkpoint's estimate, interval, estimator and whether the interval
+// holds the truth, then at how many of the checkpoints with an estimate
+// it did; empty without estimates.
+func estimateCells(ests []benchEstimate) []string {
+	cells := make([]string, 5)
+	if len(ests) == 0 {
+		return cells
+	}
+	last := ests[len(ests)-1]
+	cells[2] = last.Estimator
+	if last.Valid() {
+		cells[0], cells[1], cells[3] = ftoa(last.Coverage), interval(last.Low, last.High), yesNo(last.In)
+	}
+	in, valid := 0, 0
+	for _, e := range ests {
+		if e.Valid() {
+			valid++
+			if e.In {
+				in++
+			}
+		}
+	}
+	if valid > 0 {
+		cells[4] = strconv.Itoa(in) + "/" + strconv.Itoa(valid)
+	}
+	return cells
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// truthAndEstimate adds the plot of a policy's true coverage with the
+// estimate and its interval band over it, when there are estimates.
+func (b *builder) truthAndEstimate(within, policy string, truth []Point, ests []benchEstimate) {
+	var plain []Estimate
+	for _, e := range ests {
+		plain = append(plain, e.Estimate)
+	}
+	est, ok := estimateSeries(seriesLabel(within, "estimate"), plain)
+	if !ok {
+		return
+	}
+	f := b.figure("bench-surface-estimate-"+policy, "Surfacing, "+policy+": true and estimated coverage ("+levelName()+" interval shaded)",
+		"queries", "coverage (fraction of the database)")
+	f.Series = append(f.Series, Series{Label: seriesLabel(within, "true coverage"), Points: append([]Point(nil), truth...)}, est)
 }
 
 func hasColumns(c *csvFile, names ...string) bool {
@@ -226,8 +327,13 @@ type benchRow struct {
 	Matched   int     `json:"matched"`
 	Queries   *int    `json:"queries"`
 	// bench surface
-	Policy   *string  `json:"policy"`
-	Coverage *float64 `json:"coverage"`
+	Policy           *string  `json:"policy"`
+	Coverage         *float64 `json:"coverage"`
+	CoverageEstimate *float64 `json:"coverage_estimate"`
+	CoverageLow      *float64 `json:"coverage_low"`
+	CoverageHigh     *float64 `json:"coverage_high"`
+	Estimator        string   `json:"estimator"`
+	InInterval       *bool    `json:"in_interval"`
 	// bench harvest
 	Strategy *string `json:"strategy"`
 	Domain   *string `json:"domain"`
@@ -284,13 +390,19 @@ func (b *builder) enrichJSON(path, label string, rows []benchRow) error {
 	return nil
 }
 
-// surfaceJSON adds the checkpoints of bench surface --json.
+// surfaceJSON adds the checkpoints of bench surface --json: the coverage
+// curves, and where the objects carry the harvest's estimates, a plot per
+// policy of the truth against the estimate's band and a table of the
+// checkpoints.
 func (b *builder) surfaceJSON(path, label string, rows []benchRow) error {
 	within := ""
 	if b.multi {
 		within = label
 	}
 	f := b.figure("bench-surface-coverage", "Surfacing: coverage vs queries", "queries", "coverage (fraction of the database)")
+	var policies []string
+	truth := map[string][]Point{}
+	ests := map[string][]benchEstimate{}
 	for i, r := range rows {
 		if r.Policy == nil || r.Queries == nil || r.Coverage == nil {
 			return fmt.Errorf("report: %s: object %d lacks policy, queries or coverage", path, i+1)
@@ -298,8 +410,40 @@ func (b *builder) surfaceJSON(path, label string, rows []benchRow) error {
 		s := f.series(seriesLabel(within, *r.Policy))
 		if len(s.Points) == 0 {
 			s.Points = append(s.Points, Point{0, 0})
+			policies = append(policies, *r.Policy)
 		}
 		s.Points = append(s.Points, Point{float64(*r.Queries), *r.Coverage})
+		truth[*r.Policy] = s.Points
+		if r.Estimator == "" {
+			continue // written before the estimates
+		}
+		e := benchEstimate{Estimate: Estimate{Query: *r.Queries, Coverage: math.NaN(), Low: math.NaN(), High: math.NaN(), Size: math.NaN(), Estimator: r.Estimator}, Truth: *r.Coverage}
+		if r.CoverageEstimate != nil {
+			if r.CoverageLow == nil || r.CoverageHigh == nil {
+				return fmt.Errorf("report: %s: object %d has a coverage_estimate without coverage_low and coverage_high", path, i+1)
+			}
+			e.Coverage, e.Low, e.High = *r.CoverageEstimate, *r.CoverageLow, *r.CoverageHigh
+			e.In = e.Low <= e.Truth && e.Truth <= e.High
+			if r.InInterval != nil {
+				e.In = *r.InInterval // the bench's own verdict
+			}
+		}
+		ests[*r.Policy] = append(ests[*r.Policy], e)
+	}
+	for _, p := range policies {
+		if len(ests[p]) == 0 {
+			continue
+		}
+		b.truthAndEstimate(within, p, truth[p], ests[p])
+		t := b.table("bench-surface-checkpoints", "Surfacing bench: true coverage and the estimate at the checkpoints",
+			"run", "policy", "queries", "coverage", "estimate", levelName()+" interval", "estimator", "in interval")
+		for _, e := range ests[p] {
+			row := []string{label, p, strconv.Itoa(e.Query), ftoa(e.Truth), "", "", e.Estimator, ""}
+			if e.Valid() {
+				row[4], row[5], row[7] = ftoa(e.Coverage), interval(e.Low, e.High), yesNo(e.In)
+			}
+			t.Rows = append(t.Rows, row)
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 
@@ -35,6 +36,42 @@ type CrawlData struct {
 type SurfaceRun struct {
 	Docs []Point // (query number, documents downloaded)
 	Cost float64 // cumulative cost after the last query
+	// Estimates are the coverage estimates of the journaled estimate
+	// checkpoints, in query order.
+	Estimates []Estimate
+}
+
+// Estimate is the harvest's coverage estimate after a query: the estimated
+// fraction of the database downloaded, its interval (level
+// surface.CoverageLevel), the estimated database size and the estimator.
+// The numbers are NaN when the estimator is "none" (too little data yet).
+type Estimate struct {
+	Query               int
+	Coverage, Low, High float64
+	Size                float64
+	Estimator           string
+}
+
+// Valid reports whether e holds an estimate.
+func (e Estimate) Valid() bool { return !math.IsNaN(e.Coverage) }
+
+// estimateOf is the estimate a query's log line records, ok false when
+// the query was no estimate checkpoint.
+func estimateOf(l surface.QueryLog) (e Estimate, ok bool) {
+	if l.Estimator == "" {
+		return e, false
+	}
+	val := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	e = Estimate{Query: l.N, Coverage: val(l.CoverageEstimate), Low: val(l.CoverageLow), High: val(l.CoverageHigh), Size: val(l.SizeEstimate), Estimator: l.Estimator}
+	if math.IsNaN(e.Low) || math.IsNaN(e.High) {
+		e.Coverage = math.NaN() // no interval, no estimate to show
+	}
+	return e, true
 }
 
 // EnrichRun is an enrichment run: local records covered after each query.
@@ -132,6 +169,9 @@ func readSurface(ctx context.Context, db *store.DB, src string) (SurfaceRun, err
 	err := j.Replay(ctx, func(e surface.Entry) error {
 		run.Docs = append(run.Docs, Point{float64(e.Log.N), float64(e.Log.Docs)})
 		run.Cost = e.Log.CumCost
+		if est, ok := estimateOf(e.Log); ok {
+			run.Estimates = append(run.Estimates, est)
+		}
 		return nil
 	})
 	if err != nil {
@@ -205,9 +245,9 @@ func (b *builder) addCrawl(dir, label string, d *CrawlData) error {
 	if d.Pages > 0 {
 		found = true
 		f := b.figure("harvest-forms", "Relevant forms vs pages fetched", "pages fetched", "relevant searchable forms")
-		f.Series = append(f.Series, Series{label, d.Forms})
+		f.Series = append(f.Series, Series{Label: label, Points: d.Forms})
 		f = b.figure("harvest-sites", "Deep sites vs pages fetched", "pages fetched", "deep sites")
-		f.Series = append(f.Series, Series{label, d.DeepSites})
+		f.Series = append(f.Series, Series{Label: label, Points: d.DeepSites})
 		rel := int(d.Forms[len(d.Forms)-1].Y)
 		t := b.table("crawl", "Crawls", "run", "pages", "failed", "sites", "relevant sites", "deep sites", "forms", "searchable", "relevant", "harvest rate")
 		t.Rows = append(t.Rows, []string{label, itoa64(d.Pages), itoa64(d.Counters["crawl.failed"]), itoa64(d.Counters["crawl.sites"]),
@@ -218,15 +258,28 @@ func (b *builder) addCrawl(dir, label string, d *CrawlData) error {
 		found = true
 		run := d.Surfacing[src]
 		f := b.figure("surface-docs", "Surfacing: documents downloaded vs queries", "queries", "documents downloaded")
-		f.Series = append(f.Series, Series{seriesLabel(label, src), run.Docs})
+		f.Series = append(f.Series, Series{Label: seriesLabel(label, src), Points: run.Docs})
 		last := run.Docs[len(run.Docs)-1]
-		t := b.table("surface", "Surfacing", "run", "source", "queries", "documents", "cost")
-		t.Rows = append(t.Rows, []string{label, src, ftoa(last.X), ftoa(last.Y), ftoa(run.Cost)})
+		t := b.table("surface", "Surfacing", "run", "source", "queries", "documents", "cost",
+			"estimated coverage", levelName()+" interval", "estimated size", "estimator", "estimated at query")
+		row := []string{label, src, ftoa(last.X), ftoa(last.Y), ftoa(run.Cost), "", "", "", "", ""}
+		if n := len(run.Estimates); n > 0 {
+			e := run.Estimates[n-1]
+			row[8], row[9] = e.Estimator, strconv.Itoa(e.Query)
+			if e.Valid() {
+				row[5], row[6], row[7] = ftoa(e.Coverage), interval(e.Low, e.High), numOrEmpty(e.Size)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+		if s, ok := estimateSeries(seriesLabel(label, src), run.Estimates); ok {
+			f := b.figure("surface-estimate", "Surfacing: estimated coverage vs queries ("+levelName()+" interval shaded)", "queries", "estimated coverage (fraction of the database)")
+			f.Series = append(f.Series, s)
+		}
 	}
 	if e := d.Enrichment; e != nil {
 		found = true
 		f := b.figure("enrich-covered", "Enrichment: local records covered vs queries", "queries", "local records covered")
-		f.Series = append(f.Series, Series{seriesLabel(label, string(e.Config.Method)), e.Covered})
+		f.Series = append(f.Series, Series{Label: seriesLabel(label, string(e.Config.Method)), Points: e.Covered})
 		last := e.Covered[len(e.Covered)-1]
 		t := b.table("enrich", "Enrichment", "run", "method", "local table", "k", "queries", "covered")
 		t.Rows = append(t.Rows, []string{label, string(e.Config.Method), e.Config.Local, strconv.Itoa(e.Config.K), ftoa(last.X), ftoa(last.Y)})
@@ -235,6 +288,34 @@ func (b *builder) addCrawl(dir, label string, d *CrawlData) error {
 		return fmt.Errorf("report: %s: no pages fetched, no surfacing or enrichment journal: %w", dir, ErrNoData)
 	}
 	return nil
+}
+
+// estimateSeries is the line of the valid estimates with their intervals
+// as its band; ok is false when there is none.
+func estimateSeries(label string, ests []Estimate) (s Series, ok bool) {
+	s.Label = label
+	for _, e := range ests {
+		if !e.Valid() {
+			continue
+		}
+		x := float64(e.Query)
+		s.Points = append(s.Points, Point{x, e.Coverage})
+		s.Band = append(s.Band, Interval{x, e.Low, e.High})
+	}
+	return s, len(s.Points) > 0
+}
+
+// levelName is the interval's level, "90 %".
+func levelName() string { return strconv.FormatFloat(100*surface.CoverageLevel, 'f', -1, 64) + " %" }
+
+// interval formats an interval's bounds.
+func interval(lo, hi float64) string { return ftoa(lo) + "–" + ftoa(hi) }
+
+func numOrEmpty(f float64) string {
+	if math.IsNaN(f) {
+		return ""
+	}
+	return ftoa(f)
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

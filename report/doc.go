@@ -11,7 +11,11 @@
 //     relevant form. These are the crawler's own verdicts; the benches
 //     score against the simulated web's ground truth instead;
 //   - the same directory after dwcrawl surface: documents downloaded
-//     against queries, per source, from the surfacing journal;
+//     against queries, per source, from the surfacing journal, and the
+//     coverage estimate of its checkpoints with the 90 % interval drawn as
+//     a shaded band under the estimate line; the table gives each source's
+//     last estimate, interval, estimated size and estimator (the estimator
+//     alone when it is "none": too little data yet);
 //   - an enrichment state directory (dwcrawl enrich --dir): local records
 //     covered against queries, from the enrichment journal;
 //   - dwcrawl bench harvest --out DIR: the true relevant forms and deep
@@ -19,6 +23,12 @@
 //     harvest.csv for the table;
 //   - dwcrawl bench surface --out DIR: coverage against queries per policy
 //     (<policy>.csv), or its --json output (coverage at the checkpoints);
+//     where they hold the harvest's coverage estimates, one plot per policy
+//     draws the true coverage over the estimate's band, so the reader sees
+//     whether the truth is inside the interval, and the tables give the
+//     estimate, its interval, its estimator and whether it holds the truth
+//     (the CSV table: at the last checkpoint, and at how many of them);
+//     files written before the estimate columns report as before;
 //   - dwcrawl bench enrich --json: records covered against the query
 //     budget per method; the points of one method in several files (runs
 //     at several budgets) join into one curve.

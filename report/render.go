@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"image/color"
 	"io"
 	"math"
 	"strconv"
@@ -38,6 +39,24 @@ func (f *Figure) plot() (*plot.Plot, error) {
 	p.X.Min, p.Y.Min = 0, 0
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	maxY := 0.0
+	// the bands first, so that no band hides a line
+	bands := make([]*plotter.Polygon, len(f.Series))
+	for i, s := range f.Series {
+		if len(s.Band) == 0 {
+			continue
+		}
+		poly, err := bandPolygon(s.Band)
+		if err != nil {
+			return nil, fmt.Errorf("report: %s, %s: %w", f.Title, s.Label, err)
+		}
+		poly.Color = translucent(plotutil.Color(i))
+		poly.LineStyle.Width = 0
+		for _, iv := range s.Band {
+			maxY = math.Max(maxY, iv.High)
+		}
+		p.Add(poly)
+		bands[i] = poly
+	}
 	for i, s := range f.Series {
 		xys := make(plotter.XYs, len(s.Points))
 		for j, pt := range s.Points {
@@ -52,12 +71,36 @@ func (f *Figure) plot() (*plot.Plot, error) {
 		l.Dashes = plotutil.Dashes(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(s.Label, l)
+		if bands[i] != nil {
+			p.Legend.Add(s.Label, bands[i], l)
+		} else {
+			p.Legend.Add(s.Label, l)
+		}
 	}
 	if maxY == 0 {
 		p.Y.Max = 1 // an all-zero curve still gets an axis
 	}
 	return p, nil
+}
+
+// bandPolygon is the outline of an interval band: along the upper bounds
+// left to right, then back along the lower bounds.
+func bandPolygon(band []Interval) (*plotter.Polygon, error) {
+	ring := make(plotter.XYs, 0, 2*len(band))
+	for _, iv := range band {
+		ring = append(ring, plotter.XY{X: iv.X, Y: iv.High})
+	}
+	for i := len(band) - 1; i >= 0; i-- {
+		ring = append(ring, plotter.XY{X: band[i].X, Y: band[i].Low})
+	}
+	return plotter.NewPolygon(ring)
+}
+
+// translucent is c at a quarter of its opacity, for a band under a line of
+// colour c.
+func translucent(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x40}
 }
 
 // plainTicks are gonum's default ticks labelled with the shortest
@@ -159,6 +202,39 @@ func (r *Report) WritePNG(w io.Writer) error {
 type htmlFigure struct {
 	*Figure
 	SVG template.HTML
+	// Header and Rows are the plotted data, shown under the plot.
+	Header []string
+	Rows   [][]string
+}
+
+// dataTable lists every point of f; the bounds of an interval at a point
+// of a banded series follow in two more columns.
+func (f *Figure) dataTable() (header []string, rows [][]string) {
+	header = []string{"run", f.XLabel, f.YLabel}
+	banded := false
+	for _, s := range f.Series {
+		banded = banded || len(s.Band) > 0
+	}
+	if banded {
+		header = append(header, "interval low", "interval high")
+	}
+	for _, s := range f.Series {
+		at := map[float64]Interval{}
+		for _, iv := range s.Band {
+			at[iv.X] = iv
+		}
+		for _, pt := range s.Points {
+			row := []string{s.Label, ftoa(pt.X), ftoa(pt.Y)}
+			if banded {
+				row = append(row, "", "")
+				if iv, ok := at[pt.X]; ok {
+					row[3], row[4] = ftoa(iv.Low), ftoa(iv.High)
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	return header, rows
 }
 
 // WriteHTML writes a self-contained HTML page: the tables, then every
@@ -174,7 +250,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		if i := bytes.Index(svg, []byte("<svg")); i > 0 {
 			svg = svg[i:]
 		}
-		figs = append(figs, htmlFigure{f, template.HTML(svg)}) // drawn by vgsvg, which escapes its text
+		hf := htmlFigure{Figure: f, SVG: template.HTML(svg)} // drawn by vgsvg, which escapes its text
+		hf.Header, hf.Rows = f.dataTable()
+		figs = append(figs, hf)
 	}
 	err := pageTemplate.Execute(w, map[string]any{
 		"Title": r.Title, "Inputs": r.Inputs, "Tables": r.Tables, "Figures": figs,
@@ -186,7 +264,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return nil
 }
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"num": ftoa}).Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -218,9 +296,9 @@ details table { font-size: 0.8em; }
 {{.SVG}}
 <details><summary>data</summary>
 <table>
-<tr><th>run</th><th>{{.XLabel}}</th><th>{{.YLabel}}</th></tr>
-{{range .Series}}{{$label := .Label}}{{range .Points}}<tr><td>{{$label}}</td><td>{{num .X}}</td><td>{{num .Y}}</td></tr>
-{{end}}{{end}}</table>
+<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
 </details>
 </figure>
 {{end}}</div>

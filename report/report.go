@@ -38,10 +38,16 @@ type Figure struct {
 type Series struct {
 	Label  string
 	Points []Point
+	// Band, when set, is an interval around the curve (a coverage
+	// estimate's), drawn as a shaded band under the line.
+	Band []Interval
 }
 
 // Point is one point of a curve.
 type Point struct{ X, Y float64 }
+
+// Interval bounds a curve at X: from Low to High.
+type Interval struct{ X, Low, High float64 }
 
 // Table is a summary table.
 type Table struct {
@@ -84,6 +90,7 @@ func (b *builder) report(inputs []string) *Report {
 			// points gathered from several files (bench enrich at several
 			// budgets) come in file order
 			sort.SliceStable(s.Points, func(a, b int) bool { return s.Points[a].X < s.Points[b].X })
+			sort.SliceStable(s.Band, func(a, b int) bool { return s.Band[a].X < s.Band[b].X })
 		}
 		r.Figures = append(r.Figures, f)
 	}

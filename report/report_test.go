@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"image/png"
+	"math"
+	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,8 +20,10 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich"
+	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/store"
+	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
 )
 
 func TestCumulative(t *testing.T) {
@@ -168,7 +173,7 @@ func TestCrawlReport(t *testing.T) {
 	}
 	want := map[string][]string{
 		"crawl":   {"crawl", "60", "2", "4", "3", "2", "9", "5", "4", "0.0667"},
-		"surface": {"crawl", "keyword/dblp", "3", "5", "3"},
+		"surface": {"crawl", "keyword/dblp", "3", "5", "3", "", "", "", "", ""}, // no estimate journaled
 		"enrich":  {"crawl", "smart-b", "papers.csv", "20", "4", "11"},
 	}
 	if !reflect.DeepEqual(rows, want) {
@@ -346,6 +351,8 @@ func TestLoadErrors(t *testing.T) {
 	os.Mkdir(empty, 0o755)
 	noCurves := filepath.Dir(write("nocurves/harvest.csv", "domain,strategy,budget,pages,relevant_forms,error\nauto,ache,300,0,0,simweb: boom\n"))
 	badCurve := filepath.Dir(write("badcurve/curve-auto-ache.csv", "pages,relevant_forms,deep_sites\n3,1,1\n6,two,1\n"))
+	badEstimate := filepath.Dir(write("badestimate/adaptive.csv", "query,term,docs,coverage,cost,coverage_estimate,coverage_low,coverage_high,estimator\n"+
+		"1,a,10,0.01,1,,,,none\n2,b,20,0.02,2,0.03,low,0.04,stratified-schnabel/reported\n"))
 	other := filepath.Dir(write("other/notes.txt", "hello"))
 	otherCSV := filepath.Dir(write("othercsv/data.csv", "a,b\n1,2\n"))
 	unused := filepath.Join(tmp, "unused-crawl")
@@ -363,6 +370,8 @@ func TestLoadErrors(t *testing.T) {
 		{"empty dir", empty, ErrNoData, "empty directory"},
 		{"bench dir without curves", noCurves, ErrNoData, "without curves"},
 		{"bad number", badCurve, nil, "curve-auto-ache.csv:3: column relevant_forms: \"two\" is not a number"},
+		{"bad estimate bound", badEstimate, nil, "adaptive.csv:3: column coverage_low: \"low\" is not a number"},
+		{"estimate without bounds", write("nobounds.json", `[{"policy": "random", "queries": 10, "coverage": 0.1, "coverage_estimate": 0.2, "estimator": "x"}]`), nil, "object 1 has a coverage_estimate without"},
 		{"unknown dir", other, ErrNoData, "neither a crawl directory"},
 		{"unknown CSV", otherCSV, ErrNoData, "neither a crawl directory"},
 		{"crawl dir without data", unused, ErrNoData, "no pages fetched"},
@@ -397,4 +406,285 @@ func TestLoadErrors(t *testing.T) {
 	if rep, err := Load(dir); err != nil || len(rep.Figures) == 0 {
 		t.Errorf("directory in use: %v", err)
 	}
+}
+
+// surfacedFixture harvests two hidden databases over loopback HTTP into a
+// crawl directory, as dwcrawl surface does: the journal holds the coverage
+// estimates of the checkpoints. The records are drawn from a seeded Zipf
+// distribution over made-up words.
+func surfacedFixture(t *testing.T) string {
+	t.Helper()
+	const seed = 7
+	t.Logf("corpus seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	syll := []string{"ka", "lo", "mi", "nu", "pe", "ra", "si", "to", "vu", "ze", "bo", "da", "fe", "gi", "ju"}
+	var vocab []string
+	for _, a := range syll {
+		for _, b := range syll {
+			vocab = append(vocab, a+b+"n")
+		}
+	}
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(len(vocab)-1))
+	recs := make([]hiddendb.Record, 1500)
+	for i := range recs {
+		words := make([]string, 6)
+		for j := range words {
+			words[j] = vocab[zipf.Uint64()]
+		}
+		recs[i] = hiddendb.Record{ID: "r" + strconv.Itoa(i), Fields: map[string]string{"title": strings.Join(words, " ")}}
+	}
+	dir := filepath.Join(t.TempDir(), "surfaced")
+	db, err := store.Open(dir, store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, src := range []struct {
+		name      string
+		showTotal bool
+		policy    surface.Policy
+	}{
+		{"adaptive, totals hidden", false, &surface.Adaptive{}},
+		{"random, totals hidden", false, surface.NewRandom(vocab, seed)},
+		{"random, totals shown", true, surface.NewRandom(vocab, seed)},
+	} {
+		hdb := hiddendb.New(recs, hiddendb.Options{K: 20, PageSize: 10, IndexFields: []string{"title"}, ShowTotal: src.showTotal, Seed: seed})
+		srv := httptest.NewServer(hdb.Handler("/db"))
+		s := &keyword.APISearcher{Base: srv.URL + "/db", Client: srv.Client()}
+		_, err := surface.Harvest(t.Context(), s, src.policy, surface.Options{
+			Source: src.name, Budget: 40, First: vocab[0], EstimateEvery: 5,
+			Journal: &surface.StoreJournal{DB: db, Source: src.name},
+		})
+		srv.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", src.name, err)
+		}
+	}
+	return dir
+}
+
+// estimateFile is what a test reads back from an input on its own: the
+// estimate series of each plot (label → points and band) and the estimate
+// cells of each table row.
+type estimateFile struct {
+	series map[string]Series   // figure key + "|" + series label
+	cells  map[string][]string // table key + "|" + row's first cells
+}
+
+// journalEstimates replays the journals of a crawl directory.
+func journalEstimates(t *testing.T, dir string) estimateFile {
+	t.Helper()
+	db, err := store.OpenReadOnly(dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := estimateFile{series: map[string]Series{}, cells: map[string][]string{}}
+	sources, err := surface.Sources(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for src := range sources {
+		var s Series
+		var last surface.QueryLog
+		j := &surface.StoreJournal{DB: db, Source: src}
+		err := j.Replay(t.Context(), func(e surface.Entry) error {
+			if e.Log.Estimator != "" {
+				last = e.Log
+			}
+			if e.Log.CoverageEstimate != nil {
+				x := float64(e.Log.N)
+				s.Points = append(s.Points, Point{x, *e.Log.CoverageEstimate})
+				s.Band = append(s.Band, Interval{x, *e.Log.CoverageLow, *e.Log.CoverageHigh})
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d estimates, the last by %q", src, len(s.Points), last.Estimator)
+		most = max(most, len(s.Points))
+		s.Label = "surfaced: " + src
+		if len(s.Points) > 0 {
+			want.series["surface-estimate|"+s.Label] = s
+		}
+		cells := make([]string, 5)
+		if last.Estimator != "" {
+			cells[3], cells[4] = last.Estimator, strconv.Itoa(last.N)
+		}
+		if last.CoverageEstimate != nil {
+			cells[0], cells[1], cells[2] = ftoa(*last.CoverageEstimate), ftoa(*last.CoverageLow)+"–"+ftoa(*last.CoverageHigh), ftoa(*last.SizeEstimate)
+		}
+		want.cells["surface|surfaced|"+src] = cells
+	}
+	if most < 3 {
+		t.Fatalf("the harvests journaled at most %d estimates: too few to test the report", most)
+	}
+	return want
+}
+
+// csvEstimates reads the <policy>.csv files of a bench surface --out
+// directory: the true coverage line, the estimate line and band, and the
+// table's estimate cells.
+func csvEstimates(t *testing.T, dir string) estimateFile {
+	t.Helper()
+	want := estimateFile{series: map[string]Series{}, cells: map[string][]string{}}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	for _, f := range files {
+		policy := strings.TrimSuffix(filepath.Base(f), ".csv")
+		rows := readRows(t, f)
+		col := map[string]int{}
+		for i, h := range rows[0] {
+			col[h] = i
+		}
+		num := func(row []string, name string) float64 {
+			v, err := strconv.ParseFloat(row[col[name]], 64)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			return v
+		}
+		cells := make([]string, 5)
+		key := "bench-surface|" + filepath.Base(dir) + "|" + policy
+		if _, ok := col["estimator"]; !ok {
+			want.cells[key] = cells // an older file: no estimate columns
+			continue
+		}
+		truth := Series{Label: "true coverage", Points: []Point{{0, 0}}}
+		est := Series{Label: "estimate"}
+		in, valid := 0, 0
+		for _, row := range rows[1:] {
+			q := num(row, "query")
+			truth.Points = append(truth.Points, Point{q, num(row, "coverage")})
+			if row[col["estimator"]] == "" {
+				continue
+			}
+			cells = []string{"", "", row[col["estimator"]], "", ""}
+			if row[col["coverage_estimate"]] == "" {
+				continue
+			}
+			lo, hi, cov := num(row, "coverage_low"), num(row, "coverage_high"), num(row, "coverage")
+			est.Points = append(est.Points, Point{q, num(row, "coverage_estimate")})
+			est.Band = append(est.Band, Interval{q, lo, hi})
+			holds := lo <= math.Round(cov*1e4)/1e4 && math.Round(cov*1e4)/1e4 <= hi
+			valid++
+			if holds {
+				in++
+			}
+			cells[0], cells[1], cells[3] = ftoa(num(row, "coverage_estimate")), ftoa(lo)+"–"+ftoa(hi), map[bool]string{true: "yes", false: "no"}[holds]
+		}
+		if valid == 0 {
+			t.Fatalf("%s: no estimates", f)
+		}
+		cells[4] = strconv.Itoa(in) + "/" + strconv.Itoa(valid)
+		want.cells[key] = cells
+		want.series["bench-surface-estimate-"+policy+"|true coverage"] = truth
+		want.series["bench-surface-estimate-"+policy+"|estimate"] = est
+	}
+	return want
+}
+
+// jsonEstimates reads a bench surface --json file: the truth and the
+// estimate at the checkpoints, and the checkpoint table's cells.
+func jsonEstimates(t *testing.T, path string) estimateFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	want := estimateFile{series: map[string]Series{}, cells: map[string][]string{}}
+	run := strings.TrimSuffix(filepath.Base(path), ".json")
+	for _, r := range raw {
+		policy, q, cov := r["policy"].(string), r["queries"].(float64), r["coverage"].(float64)
+		tk, ek := "bench-surface-estimate-"+policy+"|true coverage", "bench-surface-estimate-"+policy+"|estimate"
+		truth, est := want.series[tk], want.series[ek]
+		if len(truth.Points) == 0 {
+			truth = Series{Label: "true coverage", Points: []Point{{0, 0}}}
+			est.Label = "estimate"
+		}
+		truth.Points = append(truth.Points, Point{q, cov})
+		cells := []string{ftoa(cov), "", "", r["estimator"].(string), ""}
+		if e, ok := r["coverage_estimate"].(float64); ok {
+			lo, hi := r["coverage_low"].(float64), r["coverage_high"].(float64)
+			est.Points = append(est.Points, Point{q, e})
+			est.Band = append(est.Band, Interval{q, lo, hi})
+			cells[1], cells[2] = ftoa(e), ftoa(lo)+"–"+ftoa(hi)
+			cells[4] = map[bool]string{true: "yes", false: "no"}[r["in_interval"].(bool)]
+		}
+		want.series[tk], want.series[ek] = truth, est
+		want.cells["bench-surface-checkpoints|"+run+"|"+policy+"|"+ftoa(q)] = cells
+	}
+	return want
+}
+
+// TestEstimates reports the coverage estimates of a surfacing (from its
+// journal) and of the surfacing bench (CSV and JSON), checking every
+// estimate line, band and table cell against the input read here on its
+// own, and that the bands are drawn at the stored bounds.
+func TestEstimates(t *testing.T) {
+	surfaced := surfacedFixture(t)
+	tests := []struct {
+		name  string
+		input string
+		read  func(*testing.T, string) estimateFile
+		// cells: where the estimate cells start in a table row, and how
+		// many of the row's first cells name it
+		from, keyCells int
+	}{
+		{"surfacing journal", surfaced, journalEstimates, 5, 2},
+		{"bench CSV", "testdata/bench-surface-estimates", csvEstimates, 6, 2},
+		{"bench CSV without estimate columns", "testdata/bench-surface", csvEstimates, 6, 2},
+		{"bench JSON", "testdata/bench-surface-60.json", jsonEstimates, 3, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := tt.read(t, tt.input)
+			r, err := Load(tt.input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := estimateFile{series: map[string]Series{}, cells: map[string][]string{}}
+			for _, f := range r.Figures {
+				if f.Key != "surface-estimate" && !strings.HasPrefix(f.Key, "bench-surface-estimate-") {
+					continue
+				}
+				svg, err := f.SVG()
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPlotted(t, f, svg)
+				checkBands(t, f, svg)
+				for _, s := range f.Series {
+					got.series[f.Key+"|"+s.Label] = s
+				}
+			}
+			for _, tb := range r.Tables {
+				if tb.Key != "surface" && tb.Key != "bench-surface" && tb.Key != "bench-surface-checkpoints" {
+					continue
+				}
+				for _, row := range tb.Rows {
+					got.cells[tb.Key+"|"+strings.Join(row[:tt.keyCells], "|")+keySuffix(tb.Key, row)] = row[tt.from:]
+				}
+			}
+			if !reflect.DeepEqual(got.series, want.series) {
+				t.Errorf("estimate series\n%v\nwant\n%v", got.series, want.series)
+			}
+			if !reflect.DeepEqual(got.cells, want.cells) {
+				t.Errorf("estimate cells\n%q\nwant\n%q", got.cells, want.cells)
+			}
+		})
+	}
+}
+
+// keySuffix: a checkpoint row is named by its queries too.
+func keySuffix(key string, row []string) string {
+	if key == "bench-surface-checkpoints" {
+		return "|" + row[2]
+	}
+	return ""
 }

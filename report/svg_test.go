@@ -51,9 +51,10 @@ func svgPaths(t *testing.T, svg []byte) [][]Point {
 	return paths
 }
 
-// parsePathData reads "Mx,yLx,y…"; ok is false for paths with curves or
-// arcs (glyphs, circles).
+// parsePathData reads "Mx,yLx,y…", closed or not ("…Z": a filled
+// polygon); ok is false for paths with curves or arcs (glyphs, circles).
 func parsePathData(d string) ([]Point, bool) {
+	d = strings.TrimSuffix(d, "Z")
 	var pts []Point
 	for _, seg := range strings.FieldsFunc(d, func(r rune) bool { return r == 'M' || r == 'L' }) {
 		x, y, ok := strings.Cut(seg, ",")
@@ -123,6 +124,36 @@ func checkPlotted(t *testing.T, f *Figure, svg []byte) {
 		}
 		if !found {
 			t.Errorf("%s, %s: no path draws the %d points %v (same-length paths: %v)", f.Title, s.Label, len(s.Points), s.Points, errs)
+		}
+	}
+}
+
+// checkBands checks that the band of each banded series of f is a filled
+// path of the SVG drawn at the interval's bounds: along the upper bounds,
+// then back along the lower ones.
+func checkBands(t *testing.T, f *Figure, svg []byte) {
+	t.Helper()
+	paths := svgPaths(t, svg)
+	for _, s := range f.Series {
+		if len(s.Band) == 0 {
+			continue
+		}
+		var ring []Point
+		for _, iv := range s.Band {
+			ring = append(ring, Point{iv.X, iv.High})
+		}
+		for i := len(s.Band) - 1; i >= 0; i-- {
+			ring = append(ring, Point{s.Band[i].X, s.Band[i].Low})
+		}
+		found := false
+		for _, p := range paths {
+			if affine(ring, p) == nil {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("%s, %s: no path draws the band %v", f.Title, s.Label, s.Band)
 		}
 	}
 }
