@@ -157,22 +157,7 @@ func (s *Stats) estimateAdaptive(k, strata int, floor float64) (CoverageEstimate
 		}
 		return rows, per, ns
 	}
-	ns := n / minStratumDocs
-	if ns > strata {
-		ns = strata
-	}
-	rows, per, got := build(ns)
-	for ns > 1 {
-		thin := false
-		for _, m := range per {
-			thin = thin || m < minStratumRecaptures
-		}
-		if !thin {
-			break
-		}
-		ns--
-		rows, per, got = build(ns)
-	}
+	rows, got := buildStrata(n, strata, build)
 	matched := 0
 	var recaptures float64
 	for _, r := range rows {

@@ -163,22 +163,7 @@ func (s *Stats) estimateLOO(tot []float64, src []totalSource, strata int, floor 
 		}
 		return rows, perStratum, ns
 	}
-	ns := n / minStratumDocs
-	if ns > strata {
-		ns = strata
-	}
-	rows, per, got := build(ns)
-	for ns > 1 {
-		thin := false
-		for _, m := range per {
-			thin = thin || m < minStratumRecaptures
-		}
-		if !thin {
-			break
-		}
-		ns--
-		rows, per, got = build(ns)
-	}
+	rows, got := buildStrata(n, strata, build)
 	estimate := func(w []float64) (size, recaptures float64, relVar float64) {
 		num := make([]float64, got)
 		den := make([]float64, got)
@@ -291,4 +276,26 @@ func fewRecaptures(docs int, sumNT, m, floor float64, name string, queries int) 
 		Coverage: fn / size, Low: fn / hi, High: fn / lo,
 		Estimator: name + FewSuffix, Queries: queries, Strata: 1,
 	}
+}
+
+// buildStrata calls build with the most length strata the documents allow
+// (one per minStratumDocs, at most strata), merging strata while one has
+// fewer than minStratumRecaptures recaptures. build returns its rows, the
+// recaptures per stratum and the strata it used; buildStrata returns the
+// rows and strata of the last call.
+func buildStrata[R any](n, strata int, build func(ns int) ([]R, []float64, int)) ([]R, int) {
+	ns := min(n/minStratumDocs, strata)
+	rows, per, got := build(ns)
+	for ns > 1 {
+		thin := false
+		for _, m := range per {
+			thin = thin || m < minStratumRecaptures
+		}
+		if !thin {
+			break
+		}
+		ns--
+		rows, per, got = build(ns)
+	}
+	return rows, got
 }
