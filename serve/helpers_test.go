@@ -24,15 +24,18 @@ const webSeed = 7
 
 // testWeb writes a web config: the unit-test web, larger, so that crawls
 // last long enough to be stopped.
-func testWeb(t testing.TB) app.WebOptions {
+func testWeb(t testing.TB) app.WebOptions { t.Helper(); return testWebSites(t, 600) }
+
+// testWebSites is testWeb with n sites.
+func testWebSites(t testing.TB, n int) app.WebOptions {
 	t.Helper()
 	c := simweb.SmallConfig()
-	c.Sites = 600
+	c.Sites = n
 	p := filepath.Join(t.TempDir(), "web.json")
 	if err := os.WriteFile(p, c.JSON(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("simulated web: SmallConfig with 600 sites, seed %d", webSeed)
+	t.Logf("simulated web: SmallConfig with %d sites, seed %d", n, webSeed)
 	return app.WebOptions{Config: p, Seed: webSeed, SeedSet: true}
 }
 
@@ -87,12 +90,14 @@ func (h *harness) close() {
 	if h.http == nil {
 		return
 	}
-	h.http.Close()
+	// jobs stop first, as dwcrawl serve stops them on a signal: closing the
+	// test server first waits for its open requests while crawls run on
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := h.srv.Close(ctx); err != nil {
 		h.t.Errorf("closing the server: %v", err)
 	}
+	h.http.Close()
 	h.runner.Close()
 	h.http = nil
 }
