@@ -2,7 +2,6 @@ package surface
 
 import (
 	"math"
-	"math/rand"
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -201,19 +200,10 @@ func (s *Stats) estimateAdaptive(k, strata int, floor float64) (CoverageEstimate
 	}
 	raw, relVar := estimate(nil, false)
 	size := math.Max(raw, floor)
-	rng := rand.New(rand.NewSource(int64(len(s.caps.queries))))
-	pois := distuv.Poisson{Lambda: 1, Src: rng}
-	w := make([]float64, len(s.caps.queries))
-	boot := make([]float64, 0, bootstrapRuns)
-	for b := 0; b < bootstrapRuns; b++ {
-		for i := range w {
-			w[i] = pois.Rand()
-		}
-		if sz, _ := estimate(w, false); sz > 0 {
-			boot = append(boot, math.Max(sz, floor))
-		}
-	}
-	sort.Float64s(boot)
+	boot := s.bootstrap(floor, func(w []float64) (float64, bool) {
+		sz, _ := estimate(w, false)
+		return sz, sz > 0
+	})
 	lo, hi := size, size
 	if len(boot) > 0 {
 		lo, hi = quantileSorted(boot, alpha), quantileSorted(boot, 1-alpha)

@@ -202,19 +202,10 @@ func (s *Stats) estimateLOO(tot []float64, src []totalSource, strata int, floor 
 		return fewRecaptures(n, sumNT, recaptures, floor, name, len(rows)), true
 	}
 	size := math.Max(raw, floor)
-	rng := rand.New(rand.NewSource(int64(len(s.caps.queries))))
-	pois := distuv.Poisson{Lambda: 1, Src: rng}
-	w := make([]float64, len(s.caps.queries))
-	boot := make([]float64, 0, bootstrapRuns)
-	for b := 0; b < bootstrapRuns; b++ {
-		for i := range w {
-			w[i] = pois.Rand()
-		}
-		if sz, m, _ := estimate(w); m > 0 {
-			boot = append(boot, math.Max(sz, floor))
-		}
-	}
-	sort.Float64s(boot)
+	boot := s.bootstrap(floor, func(w []float64) (float64, bool) {
+		sz, m, _ := estimate(w)
+		return sz, m > 0
+	})
 	alpha := (1 - CoverageLevel) / 2
 	lo, hi := quantileSorted(boot, alpha), quantileSorted(boot, 1-alpha)
 	if len(boot) == 0 {
@@ -298,4 +289,24 @@ func buildStrata[R any](n, strata int, build func(ns int) ([]R, []float64, int))
 		rows, per, got = build(ns)
 	}
 	return rows, got
+}
+
+// bootstrap reruns est with Poisson(1) query weights bootstrapRuns times
+// (seeded by the number of queries, so an estimate is reproducible) and
+// returns the sorted sizes of the runs est accepts, none below floor.
+func (s *Stats) bootstrap(floor float64, est func(w []float64) (float64, bool)) []float64 {
+	rng := rand.New(rand.NewSource(int64(len(s.caps.queries))))
+	pois := distuv.Poisson{Lambda: 1, Src: rng}
+	w := make([]float64, len(s.caps.queries))
+	boot := make([]float64, 0, bootstrapRuns)
+	for b := 0; b < bootstrapRuns; b++ {
+		for i := range w {
+			w[i] = pois.Rand()
+		}
+		if sz, ok := est(w); ok {
+			boot = append(boot, math.Max(sz, floor))
+		}
+	}
+	sort.Float64s(boot)
+	return boot
 }
