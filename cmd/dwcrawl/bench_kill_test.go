@@ -20,7 +20,9 @@ func TestBenchKill(t *testing.T) {
 		t.Skip("kills crawls")
 	}
 	cfg := simweb.SmallConfig()
-	cfg.Sites = 1500
+	// large enough that a crawl outlives its kills (1,500 pages once ended
+	// in 0.8 s, after one kill)
+	cfg.Sites = 4000
 	cfg.Faults = simweb.NoFaults()
 	cfgFile := filepath.Join(t.TempDir(), "web.json")
 	if err := os.WriteFile(cfgFile, cfg.JSON(), 0o644); err != nil {
@@ -29,7 +31,7 @@ func TestBenchKill(t *testing.T) {
 	var log strings.Builder
 	res, err := killbench.Run(context.Background(), killbench.Options{
 		Command: webproc.Command{Exe: os.Args[0], Env: []string{selfMainEnv + "=1"}}, Profile: autoProfile, Config: cfgFile,
-		Kills: 4, Pages: 1500, Workers: 4, Seed: 11, MinDelay: 200 * time.Millisecond, MaxDelay: time.Second, Log: &log,
+		Kills: 4, Pages: 5000, Workers: 4, Seed: 11, MinDelay: 200 * time.Millisecond, MaxDelay: time.Second, Log: &log,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
