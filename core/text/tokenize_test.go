@@ -2,6 +2,7 @@ package text
 
 import (
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"testing"
 )
@@ -44,8 +45,23 @@ func FuzzTokenize(f *testing.F) {
 }
 
 func BenchmarkTerms(b *testing.B) {
+	b.ReportAllocs()
 	s := "Used Cars for Sale in Atlanta: find a used car, truck or SUV from dealers near you. " +
 		"Search 120,000 listings by make, model, price and mileage; compare financing offers and read reviews."
+	for b.Loop() {
+		Terms(s)
+	}
+}
+
+// BenchmarkTermsPage runs Terms over the visible text of a simweb page.
+func BenchmarkTermsPage(b *testing.B) {
+	raw, err := os.ReadFile("testdata/page.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := string(raw)
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
 	for b.Loop() {
 		Terms(s)
 	}
