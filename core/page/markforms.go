@@ -56,39 +56,34 @@ func markForms(src []byte) io.Reader {
 	return splice(src, ins)
 }
 
-// formInsertions computes markForms' insertions. ok is false when the token
-// offsets do not add up to src, in which case src should be parsed
-// unmarked (it still parses, only less faithfully).
+// formInsertions computes markForms' insertions. ok is false when the
+// tokens do not add up to src, in which case src should be parsed unmarked
+// (it still parses, only less faithfully); tagScanner accounts for every
+// byte, so that does not happen.
 func formInsertions(src []byte) (ins []insertion, ok bool) {
 	if !hasFormTag(src) {
 		return nil, true
 	}
-	z := html.NewTokenizer(bytes.NewReader(src))
+	z := tagScanner{src: src}
 	var s formSim
-	pos := 0
 	for {
-		z.AllowCDATA(s.foreign > 0)
-		tt := z.Next()
-		raw := z.Raw()
-		start := pos
-		pos += len(raw)
-		if tt == html.ErrorToken {
-			break
-		}
+		z.allowCDATA = s.foreign > 0
+		tt, start, selfClosing := z.next()
 		switch tt {
+		case html.ErrorToken:
+			return ins, z.pos == len(src)
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name := tagName(raw[1:])
-			ins = s.startTag(ins, src, start, name, tt == html.SelfClosingTagToken)
+			name := tagName(src[start+1:])
+			ins = s.startTag(ins, src, start, name, selfClosing)
 			if name == "noscript" || s.foreign > 0 {
 				// Scripting is off (noscript holds markup) and foreign
 				// content has no raw-text elements: as the tree builder.
-				z.NextIsNotRawText()
+				z.rawTag = ""
 			}
 		case html.EndTagToken:
-			ins = s.endTag(ins, start, tagName(raw[2:]))
+			ins = s.endTag(ins, start, tagName(src[start+2:]))
 		}
 	}
-	return ins, pos == len(src)
 }
 
 func (s *formSim) startTag(ins []insertion, src []byte, start int, name string, selfClosing bool) []insertion {
