@@ -47,7 +47,6 @@ func formInsertionsRef(src []byte) (ins []insertion, ok bool) {
 	return ins, pos == len(src)
 }
 
-
 // scanTokens lists the tokens of src as (start, kind) with the Tokenizer
 // (ref) or tagScanner, driven alike: CDATA allowed and raw text turned off
 // after some tags, by their count. Kinds other than tags are not told apart
