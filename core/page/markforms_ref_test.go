@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -177,4 +178,61 @@ func FuzzTagScanner(f *testing.F) {
 			t.Fatalf("insertions of %q:\n got %v %v\nwant %v %v", src, gotIns, gotOK, wantIns, wantOK)
 		}
 	})
+}
+
+// tagNamesRef interns the tag names markForms acts on.
+var tagNamesRef = func() map[string]string {
+	m := make(map[string]string)
+	for _, n := range strings.Fields(`form input select textarea button keygen noscript svg math
+		area base basefont bgsound col frame link param source track
+		b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img
+		li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var`) {
+		m[n] = n
+	}
+	return m
+}()
+
+// tagNameRef (the map-based tagName) returns the lower-case tag name at the start of b (a raw tag after
+// its "<" or "</"), as the tokenizer delimits it, if it is one markForms acts
+// on, else "".
+func tagNameRef(b []byte) string {
+	var buf [12]byte
+	n := 0
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r', '\f', '/', '>':
+			return tagNamesRef[string(buf[:n])]
+		}
+		if n == len(buf) {
+			return ""
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return tagNamesRef[string(buf[:n])]
+}
+
+// tagName (atoms) names the tags tagNameRef (a map) names.
+func TestTagName(t *testing.T) {
+	rng := rand.New(rand.NewPCG(goldenSeed, 4))
+	cases := []string{"", "form", "FORM>", "Form/", "form x", "forms", "h1", "h7", "textarea\t", "basefont", "abcdefghijklm", "svg\f"}
+	for n := range tagNamesRef {
+		cases = append(cases, n, strings.ToUpper(n)+" ", n+"x")
+	}
+	const alphabet = "aAbBfFoOrRmMiInNpPuUtTsSvVgG12 />"
+	for range 20000 {
+		b := make([]byte, rng.IntN(10))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, c := range cases {
+		if got, want := tagName([]byte(c)), tagNameRef([]byte(c)); got != want {
+			t.Fatalf("tagName(%q) = %q, want %q", c, got, want)
+		}
+	}
 }
