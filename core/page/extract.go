@@ -84,8 +84,11 @@ type walker struct {
 	curButton  *fieldState
 }
 
-func extract(doc *goquery.Document, base *url.URL) *Page {
+func extract(doc *goquery.Document, base *url.URL, size int) *Page {
 	w := &walker{curLink: -1}
+	// The visible text is about half of a simweb page's bytes and less of
+	// most real pages.
+	w.buf.b.Grow(size / 4)
 	for _, n := range doc.Nodes {
 		w.walk(n)
 	}
@@ -380,8 +383,8 @@ func (w *walker) control(n *html.Node) {
 		start := w.buf.len()
 		w.walk(n)
 		w.curButton = outer
-		if c := strings.TrimSpace(string(w.buf.b[start:])); c != "" {
-			fs.caption = c
+		if c := strings.TrimSpace(w.buf.String()[start:]); c != "" {
+			fs.caption = strings.Clone(c) // not a slice of the whole page's text
 		} else if fs.caption == "" {
 			fs.caption = collapse(value)
 		}

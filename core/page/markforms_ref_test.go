@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -233,6 +235,60 @@ func TestTagName(t *testing.T) {
 	for _, c := range cases {
 		if got, want := tagName([]byte(c)), tagNameRef([]byte(c)); got != want {
 			t.Fatalf("tagName(%q) = %q, want %q", c, got, want)
+		}
+	}
+}
+
+// collapseRef is collapse as first written, byte by byte.
+func collapseRef(s string) string {
+	var b []byte
+	space := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c <= ' ' {
+				if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
+					space = len(b) > 0
+				}
+				continue
+			}
+			if space {
+				b, space = append(b, ' '), false
+			}
+			b = append(b, c)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			space = len(b) > 0
+		} else {
+			if space {
+				b, space = append(b, ' '), false
+			}
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
+}
+
+// collapse (runs of ASCII at once, strings already collapsed returned as
+// they are) collapses as collapseRef.
+func TestCollapse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(goldenSeed, 5))
+	alphabet := []string{"a", "B", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\x01", "\x7f", "é", "\u00a0", "\u3000", "\u2028", "\xff", "\ufffd", "word"}
+	cases := []string{"", " ", "a", " a", "a ", "a  b", "a b", "a\tb", "a\u00a0b"}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		cases = append(cases, b.String())
+	}
+	for _, c := range cases {
+		if got, want := collapse(c), collapseRef(c); got != want {
+			t.Fatalf("collapse(%q) = %q, want %q", c, got, want)
 		}
 	}
 }
