@@ -321,7 +321,7 @@ func (w *walker) control(n *html.Node) {
 		case "form":
 			fs.formAttr, fs.hasFormAttr = a.Val, true
 		case attrOwnerMark:
-			for _, o := range strings.Fields(a.Val) {
+			for o := range strings.FieldsSeq(a.Val) {
 				if n := atoi(o); n >= 0 {
 					fs.owners = append(fs.owners, n)
 				}
@@ -510,7 +510,7 @@ func attr(n *html.Node, key string) (string, bool) {
 
 // hasToken reports whether the space-separated list s contains tok (any case).
 func hasToken(s, tok string) bool {
-	for _, f := range strings.Fields(s) {
+	for f := range strings.FieldsSeq(s) {
 		if strings.EqualFold(f, tok) {
 			return true
 		}

@@ -1,3 +1,6 @@
+// Reference implementations (the code the faster one replaced) and the
+// tests that hold the faster code to them.
+
 package page
 
 import (
