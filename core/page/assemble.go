@@ -10,7 +10,12 @@ import (
 
 // page assembles the Page once the walk is done.
 func (w *walker) page(base *url.URL) *Page {
-	full := string(w.buf.b)
+	full := w.buf.String()
+	if c := w.buf.b.Cap(); c > len(full)+len(full)/4+256 {
+		// Page fields are slices of full: drop the spare capacity they
+		// would keep alive.
+		full = strings.Clone(full)
+	}
 	p := &Page{Title: w.title, Text: w.visibleText(full)}
 	if base != nil {
 		p.URL = base.String()

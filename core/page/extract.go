@@ -84,8 +84,11 @@ type walker struct {
 	curButton  *fieldState
 }
 
-func extract(doc *goquery.Document, base *url.URL) *Page {
+func extract(doc *goquery.Document, base *url.URL, size int) *Page {
 	w := &walker{curLink: -1}
+	// The visible text is about half of a simweb page's bytes and less of
+	// most real pages.
+	w.buf.b.Grow(size / 4)
 	for _, n := range doc.Nodes {
 		w.walk(n)
 	}
@@ -318,7 +321,7 @@ func (w *walker) control(n *html.Node) {
 		case "form":
 			fs.formAttr, fs.hasFormAttr = a.Val, true
 		case attrOwnerMark:
-			for _, o := range strings.Fields(a.Val) {
+			for o := range strings.FieldsSeq(a.Val) {
 				if n := atoi(o); n >= 0 {
 					fs.owners = append(fs.owners, n)
 				}
@@ -380,8 +383,8 @@ func (w *walker) control(n *html.Node) {
 		start := w.buf.len()
 		w.walk(n)
 		w.curButton = outer
-		if c := strings.TrimSpace(string(w.buf.b[start:])); c != "" {
-			fs.caption = c
+		if c := strings.TrimSpace(w.buf.String()[start:]); c != "" {
+			fs.caption = strings.Clone(c) // not a slice of the whole page's text
 		} else if fs.caption == "" {
 			fs.caption = collapse(value)
 		}
@@ -507,7 +510,7 @@ func attr(n *html.Node, key string) (string, bool) {
 
 // hasToken reports whether the space-separated list s contains tok (any case).
 func hasToken(s, tok string) bool {
-	for _, f := range strings.Fields(s) {
+	for f := range strings.FieldsSeq(s) {
 		if strings.EqualFold(f, tok) {
 			return true
 		}

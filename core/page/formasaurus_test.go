@@ -8,6 +8,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 	"github.com/dwcrawl/dwcrawl/internal/shareddata/sharedtest"
 )
 
@@ -57,6 +58,16 @@ func loadFormasaurus(tb testing.TB) []fsPage {
 		pages = append(pages, fsPage{Name: name, URL: u, Body: body, Labels: e.Forms, Fields: e.Fields})
 	}
 	return pages
+}
+
+// loadFormasaurusIfPresent is loadFormasaurus, or nil without the shared
+// data (for tests that use it only as more input).
+func loadFormasaurusIfPresent(tb testing.TB) []fsPage {
+	tb.Helper()
+	if _, err := shareddata.Dir(); err != nil {
+		return nil
+	}
+	return loadFormasaurus(tb)
 }
 
 // TestFormasaurusFormCount checks that on every annotated page the parser

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Attributes that markForms adds and extract reads; they never reach a
@@ -56,39 +57,34 @@ func markForms(src []byte) io.Reader {
 	return splice(src, ins)
 }
 
-// formInsertions computes markForms' insertions. ok is false when the token
-// offsets do not add up to src, in which case src should be parsed
-// unmarked (it still parses, only less faithfully).
+// formInsertions computes markForms' insertions. ok is false when the
+// tokens do not add up to src, in which case src should be parsed unmarked
+// (it still parses, only less faithfully); tagScanner accounts for every
+// byte, so that does not happen.
 func formInsertions(src []byte) (ins []insertion, ok bool) {
 	if !hasFormTag(src) {
 		return nil, true
 	}
-	z := html.NewTokenizer(bytes.NewReader(src))
+	z := tagScanner{src: src}
 	var s formSim
-	pos := 0
 	for {
-		z.AllowCDATA(s.foreign > 0)
-		tt := z.Next()
-		raw := z.Raw()
-		start := pos
-		pos += len(raw)
-		if tt == html.ErrorToken {
-			break
-		}
+		z.allowCDATA = s.foreign > 0
+		tt, start, selfClosing := z.next()
 		switch tt {
+		case html.ErrorToken:
+			return ins, z.pos == len(src)
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name := tagName(raw[1:])
-			ins = s.startTag(ins, src, start, name, tt == html.SelfClosingTagToken)
+			name := tagName(src[start+1:])
+			ins = s.startTag(ins, src, start, name, selfClosing)
 			if name == "noscript" || s.foreign > 0 {
 				// Scripting is off (noscript holds markup) and foreign
 				// content has no raw-text elements: as the tree builder.
-				z.NextIsNotRawText()
+				z.rawTag = ""
 			}
 		case html.EndTagToken:
-			ins = s.endTag(ins, start, tagName(raw[2:]))
+			ins = s.endTag(ins, start, tagName(src[start+2:]))
 		}
 	}
-	return ins, pos == len(src)
 }
 
 func (s *formSim) startTag(ins []insertion, src []byte, start int, name string, selfClosing bool) []insertion {
@@ -228,17 +224,22 @@ func breaksOutOfForeign(name string) bool {
 	return false
 }
 
-// tagNames interns the tag names markForms acts on.
-var tagNames = func() map[string]string {
-	m := make(map[string]string)
-	for _, n := range strings.Fields(`form input select textarea button keygen noscript svg math
-		area base basefont bgsound col frame link param source track
-		b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img
-		li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var`) {
-		m[n] = n
+// markedTag reports whether markForms acts on the element.
+func markedTag(a atom.Atom) bool {
+	switch a {
+	case atom.Form, atom.Input, atom.Select, atom.Textarea, atom.Button, atom.Keygen, atom.Noscript,
+		atom.Svg, atom.Math,
+		atom.Area, atom.Base, atom.Basefont, atom.Bgsound, atom.Col, atom.Frame, atom.Link, atom.Param,
+		atom.Source, atom.Track,
+		atom.B, atom.Big, atom.Blockquote, atom.Body, atom.Br, atom.Center, atom.Code, atom.Dd, atom.Div,
+		atom.Dl, atom.Dt, atom.Em, atom.Embed, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Head, atom.Hr, atom.I, atom.Img, atom.Li, atom.Listing, atom.Menu, atom.Meta, atom.Nobr,
+		atom.Ol, atom.P, atom.Pre, atom.Ruby, atom.S, atom.Small, atom.Span, atom.Strong, atom.Strike,
+		atom.Sub, atom.Sup, atom.Table, atom.Tt, atom.U, atom.Ul, atom.Var:
+		return true
 	}
-	return m
-}()
+	return false
+}
 
 // tagName returns the lower-case tag name at the start of b (a raw tag after
 // its "<" or "</"), as the tokenizer delimits it, if it is one markForms acts
@@ -247,9 +248,8 @@ func tagName(b []byte) string {
 	var buf [12]byte
 	n := 0
 	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\n', '\r', '\f', '/', '>':
-			return tagNames[string(buf[:n])]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '/' || c == '>' {
+			break
 		}
 		if n == len(buf) {
 			return ""
@@ -260,7 +260,10 @@ func tagName(b []byte) string {
 		buf[n] = c
 		n++
 	}
-	return tagNames[string(buf[:n])]
+	if a := atom.Lookup(buf[:n]); markedTag(a) {
+		return a.String()
+	}
+	return ""
 }
 
 func mark(attr string, ord int) string {

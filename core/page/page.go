@@ -158,7 +158,7 @@ func parseUTF8(src []byte, base *url.URL) (p *Page, err error) {
 		return nil, fmt.Errorf("page: parse %s: %w", urlString(base), err)
 	}
 	doc := goquery.NewDocumentFromNode(root)
-	return extract(doc, base), nil
+	return extract(doc, base, len(src)), nil
 }
 
 func urlString(u *url.URL) string {

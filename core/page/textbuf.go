@@ -8,37 +8,47 @@ import (
 
 // textBuf accumulates the visible text of a document with white space
 // collapsed to single spaces. Offsets into it (len) delimit the text of
-// links, forms, labels and controls.
+// links, forms, labels and controls. It is a strings.Builder so that the
+// page's text is not copied once more at the end.
 type textBuf struct {
-	b     []byte
+	b     strings.Builder
 	space bool // a separator is due before the next non-space character
 }
 
 // brk marks a word boundary (an element edge that separates text).
 func (t *textBuf) brk() {
-	if len(t.b) > 0 {
+	if t.b.Len() > 0 {
 		t.space = true
 	}
 }
 
-func (t *textBuf) len() int { return len(t.b) }
+func (t *textBuf) len() int { return t.b.Len() }
+
+// String returns the text so far (without copying it).
+func (t *textBuf) String() string { return t.b.String() }
 
 func (t *textBuf) add(s string) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			i++
 			if c <= ' ' {
+				i++
 				if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
 					t.brk()
 				}
 				continue
 			}
+			// A run of printable ASCII is copied at once.
+			j := i + 1
+			for j < len(s) && s[j] > ' ' && s[j] < utf8.RuneSelf {
+				j++
+			}
 			if t.space {
-				t.b = append(t.b, ' ')
+				t.b.WriteByte(' ')
 				t.space = false
 			}
-			t.b = append(t.b, c)
+			t.b.WriteString(s[i:j])
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -46,10 +56,10 @@ func (t *textBuf) add(s string) {
 			t.brk()
 		} else {
 			if t.space {
-				t.b = append(t.b, ' ')
+				t.b.WriteByte(' ')
 				t.space = false
 			}
-			t.b = append(t.b, s[i:i+size]...)
+			t.b.WriteString(s[i : i+size])
 		}
 		i += size
 	}
@@ -57,9 +67,40 @@ func (t *textBuf) add(s string) {
 
 // collapse trims s and collapses its white space runs to single spaces.
 func collapse(s string) string {
+	if collapsed(s) {
+		return s
+	}
 	var t textBuf
 	t.add(s)
-	return string(t.b)
+	return t.String()
+}
+
+// collapsed reports whether collapse(s) is s: no white space but single
+// spaces between other characters, and no control characters (which
+// textBuf drops).
+func collapsed(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < ' ' || c == ' ' && s[i+1] == ' ' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return false
+		}
+		i += size
+	}
+	return true
 }
 
 // between returns text[start:end] trimmed, clamped to text.

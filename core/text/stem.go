@@ -1,40 +1,30 @@
 package text
 
 import (
-	"hash/maphash"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kljensen/snowball/english"
 )
 
 // stemCache memoises stems: crawls see the same few thousand words millions
-// of times and the Snowball stemmer allocates. It is sharded (two workers
-// rarely wait on one lock) and bounded: a shard that outgrows its share is
-// emptied, so the rare words of a long crawl cannot grow it without limit.
-var stemCache = newStemShards()
+// of times and the Snowball stemmer allocates. Look-ups read an immutable
+// snapshot without locking (workers on several cores would otherwise keep
+// taking a shared lock's cache line from one another); new stems wait in a
+// small locked map until enough of them are merged into a new snapshot. It
+// is bounded: past stemCacheMax words it starts over, so the rare words of
+// a long crawl cannot grow it without limit.
+var stemCache = &stemMemo{pending: make(map[string]string)}
 
-const (
-	stemShards   = 64
-	stemShardMax = 4096 // entries per shard: 256k words in all
-)
+// stemCacheMax bounds the words the cache holds (as the 64 shards of 4,096
+// it replaced).
+const stemCacheMax = 256 << 10
 
-type stemShard struct {
-	mu sync.RWMutex
-	m  map[string]string
-}
-
-type stemShardSet struct {
-	seed   maphash.Seed
-	shards [stemShards]stemShard
-}
-
-func newStemShards() *stemShardSet {
-	s := &stemShardSet{seed: maphash.MakeSeed()}
-	for i := range s.shards {
-		s.shards[i].m = make(map[string]string)
-	}
-	return s
+type stemMemo struct {
+	snap    atomic.Pointer[map[string]string] // read-only once stored
+	mu      sync.Mutex
+	pending map[string]string // stems not yet in snap
 }
 
 // Stem returns the English Snowball stem of a lower-case word. Words that
@@ -43,10 +33,18 @@ func Stem(w string) string {
 	if hasDigit(w) {
 		return w
 	}
-	sh := &stemCache.shards[maphash.String(stemCache.seed, w)%stemShards]
-	sh.mu.RLock()
-	s, ok := sh.m[w]
-	sh.mu.RUnlock()
+	if m := stemCache.snap.Load(); m != nil {
+		if s, ok := (*m)[w]; ok {
+			return s
+		}
+	}
+	return stemCache.miss(w)
+}
+
+func (c *stemMemo) miss(w string) string {
+	c.mu.Lock()
+	s, ok := c.pending[w]
+	c.mu.Unlock()
 	if ok {
 		return s
 	}
@@ -54,13 +52,42 @@ func Stem(w string) string {
 	// a copy, not the page
 	w = strings.Clone(w)
 	s = english.Stem(w, false)
-	sh.mu.Lock()
-	if len(sh.m) >= stemShardMax {
-		clear(sh.m)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending[w] = s
+	var old map[string]string
+	if m := c.snap.Load(); m != nil {
+		old = *m
 	}
-	sh.m[w] = s
-	sh.mu.Unlock()
+	// Merging copies the snapshot: wait for a quarter of its size in new
+	// words, so that each word is copied a few times at most.
+	if len(c.pending) < max(64, len(old)/4) {
+		return s
+	}
+	next := c.pending
+	if len(old)+len(c.pending) <= stemCacheMax {
+		next = make(map[string]string, len(old)+len(c.pending))
+		for k, v := range old {
+			next[k] = v
+		}
+		for k, v := range c.pending {
+			next[k] = v
+		}
+	}
+	c.snap.Store(&next)
+	c.pending = make(map[string]string)
 	return s
+}
+
+// size returns the words held (for tests).
+func (c *stemMemo) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(c.pending)
+	if m := c.snap.Load(); m != nil {
+		n += len(*m)
+	}
+	return n
 }
 
 func hasDigit(w string) bool {

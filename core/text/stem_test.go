@@ -45,14 +45,10 @@ func TestStemCacheBounded(t *testing.T) {
 	if got := Stem("walking"); got != "walk" {
 		t.Errorf("Stem(walking) = %q after churn", got)
 	}
-	for i := range stemCache.shards {
-		sh := &stemCache.shards[i]
-		sh.mu.RLock()
-		n := len(sh.m)
-		sh.mu.RUnlock()
-		if n > stemShardMax {
-			t.Fatalf("shard %d holds %d words, bound %d", i, n, stemShardMax)
-		}
+	// The snapshot holds at most stemCacheMax words and the pending map
+	// less than a quarter of that.
+	if n, bound := stemCache.size(), stemCacheMax+stemCacheMax/4; n > bound {
+		t.Fatalf("the cache holds %d words, bound %d", n, bound)
 	}
 }
 

@@ -2,6 +2,7 @@ package text
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -13,102 +14,116 @@ import (
 // ("mp3", "page2") also split, which is what URL paths and form field names
 // need.
 func Tokenize(s string) []string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return tokenizeRunes(s)
+	sp := spanPool.Get().(*[]tokSpan)
+	ls, spans := lowerTokens(s, (*sp)[:0])
+	var out []string
+	if len(spans) > 0 {
+		out = make([]string, len(spans))
+		for i, t := range spans {
+			out[i] = ls[t.start:t.end]
 		}
 	}
-	return tokenizeASCII(s)
+	putSpans(sp, spans)
+	return out
 }
 
-// tokenizeASCII is Tokenize for ASCII s: s is lower-cased once and the
-// tokens are slices of the copy (one allocation for the text, none per
-// token; a page's text is nearly always ASCII).
-func tokenizeASCII(s string) []string {
-	lower := make([]byte, len(s))
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		lower[i] = c
-		if !asciiAlnum(s[i]) && i > 0 && asciiAlnum(s[i-1]) {
-			n++
-		}
+// tokSpan is a token's place in the lower-cased text.
+type tokSpan struct{ start, end int }
+
+// spanPool recycles the token spans of Tokenize and Terms (a page's text
+// has hundreds of tokens; the spans are dropped at the end of the call).
+var spanPool = sync.Pool{New: func() any { return new([]tokSpan) }}
+
+func putSpans(sp *[]tokSpan, spans []tokSpan) {
+	if cap(spans) <= 1<<16 { // a huge page's spans are not worth keeping
+		*sp = spans
+		spanPool.Put(sp)
 	}
-	ls := string(lower)
-	out := make([]string, 0, n+1)
-	start := -1
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !asciiAlnum(c) {
+}
+
+// lowerTokens tokenizes s in one pass: it returns s's letters and digits
+// lower-cased, tokens back to back, and the spans of the tokens in it (one
+// allocation for the text whatever the script, none per token).
+func lowerTokens(s string, spans []tokSpan) (string, []tokSpan) {
+	var b strings.Builder
+	b.Grow(len(s))
+	start := -1 // start of the current token in b, or -1
+	var prev rune
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		if !letterOrDigit(r) {
 			if start >= 0 {
-				out = append(out, ls[start:i])
+				spans = append(spans, tokSpan{start, b.Len()})
 				start = -1
 			}
+			prev = 0
 			continue
 		}
-		if start >= 0 && (asciiBoundary(s[i-1], c) || asciiAcronymEnd(s, i)) {
-			out = append(out, ls[start:i])
+		if prev != 0 && (splits(prev, r) || endsAcronym(prev, r, s[i:])) {
+			spans = append(spans, tokSpan{start, b.Len()})
 			start = -1
 		}
 		if start < 0 {
-			start = i
+			start = b.Len()
 		}
+		if c := byte(r); r < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+		} else {
+			b.WriteRune(unicode.ToLower(r))
+		}
+		prev = r
 	}
 	if start >= 0 {
-		out = append(out, ls[start:])
+		spans = append(spans, tokSpan{start, b.Len()})
 	}
-	if len(out) == 0 {
-		return nil // as tokenizeRunes
+	return b.String(), spans
+}
+
+// letterOrDigit is unicode.IsLetter(r) || unicode.IsDigit(r), without the
+// table look-up for ASCII.
+func letterOrDigit(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiAlnum(byte(r))
 	}
-	return out
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// splits is boundary, without the table look-ups for ASCII.
+func splits(prev, r rune) bool {
+	if prev < utf8.RuneSelf && r < utf8.RuneSelf {
+		return asciiBoundary(byte(prev), byte(r))
+	}
+	return boundary(prev, r)
+}
+
+// endsAcronym is acronymEnd, without the table look-ups for ASCII.
+func endsAcronym(prev, r rune, next string) bool {
+	if prev < utf8.RuneSelf && r < utf8.RuneSelf {
+		if !asciiUpper(byte(prev)) || !asciiUpper(byte(r)) || next == "" {
+			return false
+		}
+		if c := next[0]; c < utf8.RuneSelf {
+			return 'a' <= c && c <= 'z'
+		}
+	}
+	return acronymEnd(prev, r, next)
 }
 
 func asciiAlnum(c byte) bool  { return asciiLetter(c) || '0' <= c && c <= '9' }
 func asciiLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func asciiUpper(c byte) bool  { return 'A' <= c && c <= 'Z' }
 
-// asciiAcronymEnd is acronymEnd for ASCII: s[i] is an upper-case letter
-// between an upper-case letter and a lower-case one.
-func asciiAcronymEnd(s string, i int) bool {
-	return i+1 < len(s) && asciiUpper(s[i-1]) && asciiUpper(s[i]) && 'a' <= s[i+1] && s[i+1] <= 'z'
-}
-
 // asciiBoundary is boundary for ASCII: lower→upper, letter↔digit.
 func asciiBoundary(prev, c byte) bool {
 	pd, cd := '0' <= prev && prev <= '9', '0' <= c && c <= '9'
 	return 'a' <= prev && prev <= 'z' && asciiUpper(c) || asciiLetter(prev) && cd || pd && asciiLetter(c)
-}
-
-// tokenizeRunes is Tokenize for any UTF-8 text, rune by rune.
-func tokenizeRunes(s string) []string {
-	var out []string
-	var b strings.Builder
-	var prev rune
-	flush := func() {
-		if b.Len() > 0 {
-			out = append(out, b.String())
-			b.Reset()
-		}
-	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			prev = 0
-			continue
-		}
-		if prev != 0 && (boundary(prev, r) || acronymEnd(prev, r, s[i:])) {
-			flush()
-		}
-		b.WriteRune(unicode.ToLower(r))
-		prev = r
-	}
-	flush()
-	return out
 }
 
 // acronymEnd reports whether r starts a capitalised word that follows an
@@ -136,13 +151,19 @@ func boundary(prev, r rune) bool {
 // Terms tokenizes s, drops stop words and one-character tokens, and stems
 // what is left: the form every feature space and classifier uses.
 func Terms(s string) []string {
-	toks := Tokenize(s)
-	out := toks[:0]
-	for _, t := range toks {
-		if utf8.RuneCountInString(t) < 2 || IsStop(t) {
+	sp := spanPool.Get().(*[]tokSpan)
+	ls, spans := lowerTokens(s, (*sp)[:0])
+	var out []string
+	if len(spans) > 0 {
+		out = make([]string, 0, len(spans))
+	}
+	for _, t := range spans {
+		tok := ls[t.start:t.end]
+		if len(tok) < 2 || tok[0] >= utf8.RuneSelf && utf8.RuneCountInString(tok) < 2 || IsStop(tok) {
 			continue
 		}
-		out = append(out, Stem(t))
+		out = append(out, Stem(tok))
 	}
+	putSpans(sp, spans)
 	return out
 }

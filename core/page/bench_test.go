@@ -1,0 +1,43 @@
+package page
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// BenchmarkParse parses the simweb pages under testdata (the pages a crawl
+// of the testbed fetches), one page per op.
+func BenchmarkParse(b *testing.B) {
+	var docs []goldenDoc
+	for _, d := range goldenDocs(&testing.T{}) {
+		if strings.HasPrefix(d.name, "simweb/") {
+			docs = append(docs, d)
+		}
+	}
+	if len(docs) == 0 {
+		b.Fatal("no simweb pages under testdata")
+	}
+	bases := make([]*url.URL, len(docs))
+	var total int64
+	for i, d := range docs {
+		u, err := url.Parse(d.base)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bases[i] = u
+		total += int64(len(d.body))
+	}
+	b.SetBytes(total / int64(len(docs)))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		d := docs[i]
+		if _, err := Parse(d.body, d.contentType, bases[i]); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i == len(docs) {
+			i = 0
+		}
+	}
+}
