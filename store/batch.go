@@ -152,7 +152,11 @@ func (b *Batch) PutJSON(tag byte, key []byte, v any) error {
 	if err != nil {
 		return fmt.Errorf("store: put table 0x%02x key %q: %w", tag, key, err)
 	}
-	return b.pb.Set(tableKey(tag, key), val, nil)
+	if b.db.plain {
+		return b.pb.Set(tableKey(tag, key), val, nil)
+	}
+	b.buf = packJSON(b.buf[:0], tag, val)
+	return b.pb.Set(tableKey(tag, key), b.buf, nil)
 }
 
 // Delete stages the removal of key from the table tag.
