@@ -268,11 +268,16 @@ func (db *DB) checkRecords(r *CheckReport) {
 			r.problem(format, args...)
 		}
 	}
+	var buf []byte
 	err := db.scan(nil, nil, func(k, v []byte) error {
 		tag := k[0]
 		r.Records[TableName(tag)]++
 		key := k[1:]
-		var err error
+		v, err := unpackJSON(tag, v, &buf)
+		if err != nil {
+			note("%s record %q: %v", TableName(tag), key, err)
+			return nil
+		}
 		switch tag {
 		case TagMeta:
 			err = checkMeta(k, v, lens)

@@ -71,8 +71,11 @@ const (
 )
 
 // SchemaVersion is the version of the key schema and record encodings written
-// by this build. Open refuses a database written by a newer version.
-const SchemaVersion = 1
+// by this build. Open refuses a database written by a newer version, and
+// records this one in an older database it opens for writing.
+//
+// Version 2 packs large JSON records (pack.go); it reads version 1's.
+const SchemaVersion = 2
 
 // Keys inside TagMeta.
 var (

@@ -217,6 +217,10 @@ func (db *DB) getJSON(key []byte, v any) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
+	var buf []byte
+	if raw, err = unpackJSON(key[0], raw, &buf); err != nil {
+		return true, err
+	}
 	return true, json.Unmarshal(raw, v)
 }
 
@@ -234,7 +238,13 @@ func (db *DB) ScanJSON(tag byte, prefix []byte, fn func(key, val []byte) error) 
 func (db *DB) scanTable(tag byte, prefix []byte, what string, fn func(key, val []byte) error) error {
 	lower := tableKey(tag, prefix)
 	var fnErr error
+	var buf []byte
 	err := db.scan(lower, PrefixEnd(lower), func(k, v []byte) error {
+		v, err := unpackJSON(tag, v, &buf)
+		if err != nil {
+			fnErr = fmt.Errorf("%s: key %q: %w", what, k[1:], err)
+			return fnErr
+		}
 		if err := fn(k[1:], v); err != nil {
 			fnErr = err
 			return err

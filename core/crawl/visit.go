@@ -320,7 +320,11 @@ func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
 			return err
 		}
 	}
-	if err := b.PutJSON(store.TagPages, []byte(rec.URL), rec); err != nil {
+	text, err := rec.encode(nil)
+	if err != nil {
+		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
+	}
+	if err := b.PutJSONText(store.TagPages, []byte(rec.URL), text); err != nil {
 		return err
 	}
 	fd, err := e.stageFailure(b, rec, v, now)
