@@ -84,7 +84,16 @@ func (h *HIFI) Classify(f *page.Form, pageHost string) Decision {
 // ClassifyIn decides on one form with the evidence of its page and site
 // (see [DSFC.Decide] for how the domain step uses it).
 func (h *HIFI) ClassifyIn(f *page.Form, ev Evidence) Decision {
-	pageHost := ev.PageHost
+	d := h.SearchStep(f, ev.PageHost)
+	h.DomainStep(f, ev, &d)
+	return d
+}
+
+// SearchStep is HIFI's first step alone: whether f is searchable (the SFC
+// and the external-engine rule, pageHost as in [HIFI.Classify]) or else
+// its kind. [HIFI.DomainStep] completes the decision; a caller that needs
+// no domain for a form (a searchable form it already knows) may skip it.
+func (h *HIFI) SearchStep(f *page.Form, pageHost string) Decision {
 	var d Decision
 	minS := h.MinSearch
 	if minS <= 0 {
@@ -118,13 +127,18 @@ func (h *HIFI) ClassifyIn(f *page.Form, ev Evidence) Decision {
 			d.Kind, d.PKind = s.nsKind, s.nsP
 		}
 	}
+	return d
+}
+
+// DomainStep completes d, the [HIFI.SearchStep] of f, with the domain of a
+// searchable form (the DSFC with the evidence of its page and site).
+func (h *HIFI) DomainStep(f *page.Form, ev Evidence, d *Decision) {
 	if !d.Searchable || h.NoDomainStep || h.Model.DSFC == nil {
-		return d
+		return
 	}
 	v := h.Model.DSFC.Decide(f, ev, h.Domain)
 	d.Domain, d.PDomain, d.Relevant, d.DomainEvidence = v.Domain, v.P, v.Relevant, v.Level
 	d.Reasons = append(d.Reasons, "domain "+v.Domain+": "+v.Reason)
-	return d
 }
 
 // step returns the first step on f, from the cache when f was seen.
