@@ -84,6 +84,22 @@ type visited struct {
 	errText  string
 	attempts int
 	retried  bool
+	// sites are the site keys of Page.Links (see linkSites).
+	sites []string
+}
+
+// linkSites returns the site key of each link of the page, computed once
+// for the out-of-site and the in-site links.
+func (v *visited) linkSites() []string {
+	if v.sites == nil {
+		v.sites = make([]string, len(v.Page.Links))
+		for i, l := range v.Page.Links {
+			if !l.NoFollow {
+				v.sites[i] = canon.Site(l.URL)
+			}
+		}
+	}
+	return v.sites
 }
 
 // searchable counts the searchable forms of the page.
