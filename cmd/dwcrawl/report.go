@@ -19,7 +19,8 @@ func init() {
 		Usage:     "plot the harvest, surfacing and enrichment curves of crawls and benches",
 		UsageText: "dwcrawl report --dir D [--dir D2…] [--bench OUT…] --out report.html [--format html|svg|png] [--title T]",
 		Description: "Draws the harvest curve of each crawl directory (relevant forms and deep sites against pages\n" +
-			"fetched), the documents each surfacing downloaded against queries, and the local records an\n" +
+			"fetched), the documents each surfacing downloaded against queries with its estimated coverage\n" +
+			"and 90% interval as a band (over the true coverage for bench surface), and the local records an\n" +
 			"enrichment covered against queries, with a table of each run's numbers. Several runs share a\n" +
 			"plot. Bench outputs are read too: the --out directory of bench harvest or bench surface, and the\n" +
 			"--json output of bench enrich (records covered against the budget) or bench surface.\n" +

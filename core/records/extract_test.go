@@ -1,6 +1,7 @@
 package records
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -332,5 +333,50 @@ func TestInlineRecords(t *testing.T) {
 		if got[u] != w {
 			t.Errorf("%s: text %q, want %q", u, got[u], w)
 		}
+	}
+}
+
+// TestWiden: a pager that offers page sizes (MediaWiki's "20 | 50 | 100 |
+// 250 | 500") is followed with the largest size up to maxPageSize, from
+// the offset of its next link; page numbers and lone links are not sizes.
+func TestWiden(t *testing.T) {
+	results := func(pager string) string {
+		var b strings.Builder
+		b.WriteString(`<html><body><ul class="mw-search-results">`)
+		for i := range 20 {
+			fmt.Fprintf(&b, `<li><div><a href="/index.php?title=Film_%d">Film %d</a></div><div>Film %d is a drama film.</div></li>`, i, i, i)
+		}
+		b.WriteString(`</ul><div class="pager">` + pager + `</div></body></html>`)
+		return b.String()
+	}
+	const sizes = `View (previous 20 | <a href="/index.php?title=Special:Search&amp;limit=20&amp;offset=20&amp;search=drama" rel="next" class="mw-nextlink">next 20</a>)
+(20 | <a href="/index.php?title=Special:Search&amp;limit=50&amp;offset=0&amp;search=drama">50</a> | <a href="/index.php?title=Special:Search&amp;limit=100&amp;offset=0&amp;search=drama">100</a>
+| <a href="/index.php?title=Special:Search&amp;limit=250&amp;offset=0&amp;search=drama">250</a> | <a href="/index.php?title=Special:Search&amp;limit=500&amp;offset=0&amp;search=drama">500</a>)`
+	for _, tc := range []struct {
+		name, pager, want string
+		size              int
+	}{
+		{"page sizes", sizes, "http://wiki.test/index.php?limit=500&offset=20&search=drama&title=Special%3ASearch", 500},
+		{"sizes above the cap", strings.ReplaceAll(strings.ReplaceAll(sizes, "limit=250", "limit=2500"), "limit=500&", "limit=5000&"),
+			"http://wiki.test/index.php?limit=100&offset=20&search=drama&title=Special%3ASearch", 100},
+		{"one other size", `<a href="/s?q=drama&amp;n=20&amp;start=20" rel="next">next</a> <a href="/s?q=drama&amp;n=50&amp;start=0">50</a>`,
+			"http://wiki.test/s?n=20&q=drama&start=20", 0},
+		{"page numbers", `<a href="/s?q=drama&amp;page=2" rel="next">next</a> <a href="/s?q=drama&amp;page=3">3</a> <a href="/s?q=drama&amp;page=4">4</a>`,
+			"http://wiki.test/s?page=2&q=drama", 0},
+		{"sizes that keep the offset", `<a href="/s?q=drama&amp;n=20&amp;start=20" rel="next">next</a> <a href="/s?q=drama&amp;n=50&amp;start=20">50</a> <a href="/s?q=drama&amp;n=100&amp;start=20">100</a>`,
+			"http://wiki.test/s?n=20&q=drama&start=20", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Extract([]byte(results(tc.pager)), mustURL(t, "http://wiki.test/index.php?search=drama&title=Special:Search&fulltext=1"), Options{Query: "drama", Page: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Records) != 20 {
+				t.Errorf("%d records, want 20", len(res.Records))
+			}
+			if res.Next == nil || res.Next.URL != tc.want || res.Next.PageSize != tc.size {
+				t.Errorf("next %+v, want %s (page size %d)", res.Next, tc.want, tc.size)
+			}
+		})
 	}
 }

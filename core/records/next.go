@@ -26,6 +26,10 @@ type Request struct {
 	// rel=next), "link" (a link saying next), "number" (a link to the
 	// following page number), "button" (a form's submit button).
 	Control string `json:"control"`
+	// PageSize is the number of records per page the request asks for
+	// when it chose the largest page the site offers (see widen; 0: the
+	// site's own).
+	PageSize int `json:"page_size,omitempty"`
 }
 
 // Control names, from the most to the least certain.
@@ -111,6 +115,7 @@ func classSaysNext(n *html.Node) bool {
 func findNext(doc *html.Node, forms []page.Form, base *url.URL, current string, pageNum int, inRecord map[*html.Node]bool) *Request {
 	var relNext, word, number *Request
 	var wordBtn, numberBtn *Request
+	var links []string
 	formIdx := -1
 	var walk func(n *html.Node, form int)
 	walk = func(n *html.Node, form int) {
@@ -136,6 +141,7 @@ func findNext(doc *html.Node, forms []page.Form, base *url.URL, current string, 
 				if href == "" {
 					break
 				}
+				links = append(links, href)
 				t := textOf(c)
 				switch {
 				case relNext == nil && relHasNext(c):
@@ -200,10 +206,100 @@ func findNext(doc *html.Node, forms []page.Form, base *url.URL, current string, 
 	walk(doc, -1)
 	for _, r := range []*Request{relNext, word, wordBtn, number, numberBtn} {
 		if r != nil {
-			return r
+			return widen(r, links)
 		}
 	}
 	return nil
+}
+
+// maxPageSize bounds the page size widen asks for: a bigger page costs the
+// site more per request than a crawler should ask at once.
+const maxPageSize = 1000
+
+// widen asks for the largest page the site offers (at most maxPageSize
+// records) when the page links to other page sizes, as MediaWiki does
+// ("show 20 | 50 | 100 | 250 | 500 results per page"): results in a fixed
+// order (MediaWiki on SQLite lists matches by title) repeat the records
+// already downloaded page after page, and 20 at a time a query is given up
+// before it reaches new ones. Such links are GET links to the next link's
+// URL that differ from it in exactly two parameters: the page size, whose
+// values differ from link to link and exceed the next link's, and the
+// offset, which they all reset to one value below the next link's. The
+// offset the next link asks for is kept, so no record is skipped.
+func widen(next *Request, links []string) *Request {
+	if next.Method != "GET" {
+		return next
+	}
+	nu, err := url.Parse(next.URL)
+	if err != nil {
+		return next
+	}
+	nq := nu.Query()
+	type cand struct {
+		size, offset string // the two differing parameters
+		sizeV        int
+		offV         string
+	}
+	var cs []cand
+	for _, l := range links {
+		lu, err := url.Parse(l)
+		if err != nil || lu.Scheme != nu.Scheme || lu.Host != nu.Host || lu.Path != nu.Path {
+			continue
+		}
+		lq := lu.Query()
+		var diff []string
+		for k := range lq {
+			if lq.Get(k) != nq.Get(k) || !nq.Has(k) {
+				diff = append(diff, k)
+			}
+		}
+		for k := range nq {
+			if !lq.Has(k) {
+				diff = append(diff, k)
+			}
+		}
+		if len(diff) != 2 {
+			continue
+		}
+		for i, k := range diff {
+			o := diff[1-i]
+			v, err := strconv.Atoi(lq.Get(k))
+			s0, err0 := strconv.Atoi(nq.Get(k))
+			off, noff := intOr0(lq.Get(o)), intOr0(nq.Get(o))
+			if err != nil || err0 != nil || v <= s0 || off >= noff {
+				continue
+			}
+			cs = append(cs, cand{size: k, offset: o, sizeV: v, offV: lq.Get(o)})
+		}
+	}
+	best, seen := -1, map[int]bool{}
+	for i, c := range cs {
+		if c.size != cs[0].size || c.offset != cs[0].offset || c.offV != cs[0].offV {
+			return next // links of another shape: not a page-size choice
+		}
+		seen[c.sizeV] = true
+		if c.sizeV <= maxPageSize && (best < 0 || c.sizeV > cs[best].sizeV) {
+			best = i
+		}
+	}
+	if len(seen) < 2 || best < 0 {
+		return next
+	}
+	nq.Set(cs[best].size, strconv.Itoa(cs[best].sizeV))
+	nu.RawQuery = nq.Encode()
+	w := *next
+	w.URL = nu.String()
+	w.PageSize = cs[best].sizeV
+	return &w
+}
+
+// intOr0 reads an offset parameter ("" and non-numbers are 0).
+func intOr0(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // numberedButtons counts the submit buttons of f captioned with a number.
