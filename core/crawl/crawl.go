@@ -49,6 +49,14 @@ type evidenceClassifier interface {
 	ClassifyIn(f *page.Form, ev form.Evidence) form.Decision
 }
 
+// steppedClassifier is an evidenceClassifier whose two steps can run
+// apart (form.HIFI implements it): the domain step is skipped for a form
+// that needs no domain.
+type steppedClassifier interface {
+	SearchStep(f *page.Form, pageHost string) form.Decision
+	DomainStep(f *page.Form, ev form.Evidence, d *form.Decision)
+}
+
 // PageClassifier judges whether a page's text is on the domain's topic
 // (siteclass.Classifier implements it): the site classifier of stage one and
 // the page classifier of ACHE and best-first.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/core/frontier"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/core/rank"
@@ -41,11 +40,12 @@ func (x *siteExploration) collectOut(v *visited) {
 
 // appendOutLinks appends the links of v that leave site.
 func appendOutLinks(outs []outLink, v *visited, site string) []outLink {
-	for _, l := range v.Page.Links {
+	sites := v.linkSites()
+	for i, l := range v.Page.Links {
 		if l.NoFollow {
 			continue
 		}
-		s := canon.Site(l.URL)
+		s := sites[i]
 		if s == "" || s == site {
 			continue
 		}
@@ -180,8 +180,9 @@ func (x *siteExploration) push(lf *frontier.LinkFrontier, v *visited) error {
 		x.queued = map[string]struct{}{v.URL: {}}
 	}
 	var items []frontier.Item
-	for _, l := range v.Page.Links {
-		if l.NoFollow || canon.Site(l.URL) != x.site {
+	sites := v.linkSites()
+	for i, l := range v.Page.Links {
+		if l.NoFollow || sites[i] != x.site {
 			continue
 		}
 		if _, dup := x.queued[l.URL]; dup {

@@ -3,6 +3,7 @@ package crawl
 import (
 	"strings"
 
+	"github.com/dwcrawl/dwcrawl/core/frontier"
 	"github.com/dwcrawl/dwcrawl/core/rank"
 	"github.com/dwcrawl/dwcrawl/core/text"
 )
@@ -51,6 +52,38 @@ func newRankers(e *Engine, smart bool) (*rankers, error) {
 // site scores a site key with the evidence of the links to it.
 func (r *rankers) site(site, anchors, around string, _ int) float64 {
 	return r.siteR.Score(rank.SiteFeatures(site, anchors, around), r.sf.SF(site))
+}
+
+// simMemo keeps a queued site's similarity under one FSS once the evidence
+// of the links to it is full (addLink adds nothing more): a site many pages
+// link to is scored again at every new link, and its evidence need not be
+// tokenized and stemmed each time. 16 bytes per known site.
+type simMemo struct {
+	space *rank.Space
+	sim   float64
+}
+
+// siteMemo is site for a site of the frontier whose evidence is ev, reusing
+// and filling m.
+func (r *rankers) siteMemo(site string, ev frontier.Evidence, m *simMemo) float64 {
+	sp := r.siteR.Space()
+	if sp == nil {
+		return r.siteR.ScoreSimilarity(0, r.sf.SF(site))
+	}
+	if m.space != sp {
+		sim := sp.Similarity(rank.SiteFeatures(site, ev.Anchor, ev.Around))
+		if !evidenceFull(ev) {
+			return r.siteR.ScoreSimilarity(sim, r.sf.SF(site))
+		}
+		m.space, m.sim = sp, sim
+	}
+	return r.siteR.ScoreSimilarity(m.sim, r.sf.SF(site))
+}
+
+// evidenceFull reports whether addLink leaves ev's anchors and text as they
+// are.
+func evidenceFull(ev frontier.Evidence) bool {
+	return len(ev.Anchor) >= maxEvidence && len(ev.Around) >= maxEvidence
 }
 
 // link scores an in-site link.

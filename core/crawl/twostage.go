@@ -58,6 +58,7 @@ type knownSite struct {
 	counted  bool // in the sites counter: its exploration began (maybe in an earlier run)
 	deep     bool
 	seed     bool
+	sim      simMemo          // of data, once full
 	status   store.SiteStatus // as the store had it when this run began
 	// redo is set for a site an earlier run explored and this run explores
 	// again to retry its failed pages: what it already counted is not
@@ -388,7 +389,7 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	}
 	t.mu.Lock()
 	k.explored, k.deep = true, rec.Deep
-	k.data = frontier.Evidence{} // read for the last time above
+	k.data, k.sim = frontier.Evidence{}, simMemo{} // read for the last time above
 	t.mu.Unlock()
 	if rec.Deep && t.smart && hv.Page != nil {
 		// site frequency: the sites a deep site links to count it (smartcrawler)
@@ -447,7 +448,7 @@ func (t *twoStage) queueSites(outs []outLink, high bool, n *tally) error {
 	for _, s := range sites {
 		k := t.known[s]
 		ev := k.data // the frontier keeps its own copy
-		score := t.rk.site(s, ev.Anchor, ev.Around, ev.SF)
+		score := t.rk.siteMemo(s, ev, &k.sim)
 		items = append(items, frontier.Item{URL: s, Site: s, Score: score, Evidence: &ev})
 	}
 	if err := t.sf.PushAll(items, high); err != nil { // one write

@@ -84,6 +84,22 @@ type visited struct {
 	errText  string
 	attempts int
 	retried  bool
+	// sites are the site keys of Page.Links (see linkSites).
+	sites []string
+}
+
+// linkSites returns the site key of each link of the page, computed once
+// for the out-of-site and the in-site links.
+func (v *visited) linkSites() []string {
+	if v.sites == nil {
+		v.sites = make([]string, len(v.Page.Links))
+		for i, l := range v.Page.Links {
+			if !l.NoFollow {
+				v.sites[i] = canon.Site(l.URL)
+			}
+		}
+	}
+	return v.sites
 }
 
 // searchable counts the searchable forms of the page.
@@ -233,31 +249,58 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 func (e *Engine) judgeForms(v *visited) {
 	host := canon.Host(v.URL)
 	ec, withEvidence := e.deps.Forms.(evidenceClassifier)
+	sc, stepped := e.deps.Forms.(steppedClassifier)
 	ev := form.Evidence{PageHost: host, PageTitle: v.Page.Title, PageText: v.Page.Text}
 	if p, ok := e.siteP.Load(v.Site); ok {
 		ev.SiteP, ev.SiteKnown = p.(float64), true
 	}
+	if n := len(v.Page.Forms); n > 0 {
+		v.Forms, v.formDecisions = make([]formRecord, 0, n), make([]form.Decision, 0, n)
+	}
 	for i := range v.Page.Forms {
 		f := &v.Page.Forms[i]
 		var d form.Decision
-		if withEvidence {
+		var sig uint64
+		dup := false
+		switch {
+		case stepped:
+			// a searchable form recorded already needs no domain: it is
+			// kept as a duplicate whatever its domain (one DSFC run less
+			// for a search box on every page of a site)
+			d = sc.SearchStep(f, host)
+			if d.Searchable {
+				sig = searchSignature(v.Site, f)
+				if _, dup = e.formSigs.Load(sig); !dup {
+					sc.DomainStep(f, ev, &d)
+				}
+			}
+		case withEvidence:
 			d = ec.ClassifyIn(f, ev)
-		} else {
+		default:
 			d = e.deps.Forms.Classify(f, host)
 		}
 		fr := formRecord{Index: f.Index, Kind: d.Kind, Searchable: d.Searchable, Relevant: d.Relevant && d.Searchable, P: d.PSearchable}
-		if fr.Searchable {
-			names := make([]string, 0, len(f.Fields))
-			for _, fl := range f.Fields {
-				names = append(names, fl.Name)
+		if fr.Searchable && !dup {
+			if sig == 0 {
+				sig = searchSignature(v.Site, f)
 			}
-			if _, dup := e.formSigs.LoadOrStore(formSignature(v.Site, f.Action, f.Method, names), struct{}{}); dup {
-				fr.Searchable, fr.Relevant, fr.Dup = false, false, true
-			}
+			_, dup = e.formSigs.LoadOrStore(sig, struct{}{})
+		}
+		if dup {
+			fr.Searchable, fr.Relevant, fr.Dup = false, false, true
 		}
 		v.Forms = append(v.Forms, fr)
 		v.formDecisions = append(v.formDecisions, d)
 	}
+}
+
+// searchSignature is the formSignature of a form of site.
+func searchSignature(site string, f *page.Form) uint64 {
+	names := make([]string, 0, len(f.Fields))
+	for _, fl := range f.Fields {
+		names = append(names, fl.Name)
+	}
+	return formSignature(site, f.Action, f.Method, names)
 }
 
 // formSignature identifies a form interface: the same action, method and

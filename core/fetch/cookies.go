@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/publicsuffix"
@@ -34,6 +35,9 @@ type SavedCookie struct {
 type Jar struct {
 	jar *cookiejar.Jar
 	now func() time.Time
+	// some is set once a cookie went in: until then Cookies has nothing to
+	// look up (the public-suffix lookup costs on every request).
+	some atomic.Bool
 
 	mu    sync.Mutex
 	saved map[string]map[string]SavedCookie // host -> name;domain;path -> cookie
@@ -53,10 +57,16 @@ func NewJar(changed func(host string, cookies []SavedCookie), now func() time.Ti
 }
 
 // Cookies implements http.CookieJar.
-func (j *Jar) Cookies(u *url.URL) []*http.Cookie { return j.jar.Cookies(u) }
+func (j *Jar) Cookies(u *url.URL) []*http.Cookie {
+	if !j.some.Load() {
+		return nil
+	}
+	return j.jar.Cookies(u)
+}
 
 // SetCookies implements http.CookieJar and records the cookies.
 func (j *Jar) SetCookies(u *url.URL, cookies []*http.Cookie) {
+	j.some.Store(true)
 	j.jar.SetCookies(u, cookies)
 	host := u.Host
 	now := j.now()
@@ -112,6 +122,7 @@ func (j *Jar) Restore(host string, cookies []SavedCookie) {
 		if err != nil || u.Host == "" {
 			continue
 		}
+		j.some.Store(true)
 		j.jar.SetCookies(u, []*http.Cookie{{Name: sc.Name, Value: sc.Value, Domain: sc.Domain, Path: sc.Path,
 			Expires: sc.Expires, Secure: sc.Secure, HttpOnly: sc.HTTPOnly}})
 		m := j.saved[host]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dwcrawl/dwcrawl/core/page"
 )
@@ -39,6 +40,10 @@ type HIFI struct {
 	Domain       string  // target domain; "" = best of the twelve
 	MinSearch    float64 // P(searchable) threshold (default 0.5)
 	NoDomainStep bool    // skip the DSFC (faster when domains do not matter)
+	// steps caches the first step by form content (made on first use).
+	steps atomic.Pointer[stepCache]
+	// noSteps turns the cache off (benchmarks of the classifier itself).
+	noSteps bool
 }
 
 // NewHIFI returns a classifier over m (the embedded default when nil) for
@@ -79,20 +84,29 @@ func (h *HIFI) Classify(f *page.Form, pageHost string) Decision {
 // ClassifyIn decides on one form with the evidence of its page and site
 // (see [DSFC.Decide] for how the domain step uses it).
 func (h *HIFI) ClassifyIn(f *page.Form, ev Evidence) Decision {
-	pageHost := ev.PageHost
+	d := h.SearchStep(f, ev.PageHost)
+	h.DomainStep(f, ev, &d)
+	return d
+}
+
+// SearchStep is HIFI's first step alone: whether f is searchable (the SFC
+// and the external-engine rule, pageHost as in [HIFI.Classify]) or else
+// its kind. [HIFI.DomainStep] completes the decision; a caller that needs
+// no domain for a form (a searchable form it already knows) may skip it.
+func (h *HIFI) SearchStep(f *page.Form, pageHost string) Decision {
 	var d Decision
 	minS := h.MinSearch
 	if minS <= 0 {
 		minS = 0.5
 	}
-	a := analyze(f)
-	p, why := h.Model.SFC.prob(a)
-	if p >= minS && !fillable(f) {
+	s := h.step(f)
+	p, why := s.p, s.why
+	if p >= minS && !s.fillable {
 		// nothing to type or choose: a button that submits hidden values
 		// (compare revisions, log out, add to cart) queries nothing
 		why, p = append([]string{"no field to fill in or choose"}, why...), 0
 	}
-	if p >= minS && optionsOnly(a) {
+	if p >= minS && s.optionsOnly {
 		// choices and a count, and no word of its own about searching: a
 		// listing's display options (how many rows, which kinds), not a query
 		why, p = append([]string{"display options: only choices and count boxes, no search words of its own"}, why...), 0
@@ -110,16 +124,34 @@ func (h *HIFI) ClassifyIn(f *page.Form, ev Evidence) Decision {
 	} else {
 		d.Kind, d.PKind = KindOther, 1-p
 		if h.Model.Kinds != nil {
-			d.Kind, d.PKind = h.bestNonSearch(a)
+			d.Kind, d.PKind = s.nsKind, s.nsP
 		}
 	}
+	return d
+}
+
+// DomainStep completes d, the [HIFI.SearchStep] of f, with the domain of a
+// searchable form (the DSFC with the evidence of its page and site).
+func (h *HIFI) DomainStep(f *page.Form, ev Evidence, d *Decision) {
 	if !d.Searchable || h.NoDomainStep || h.Model.DSFC == nil {
-		return d
+		return
 	}
 	v := h.Model.DSFC.Decide(f, ev, h.Domain)
 	d.Domain, d.PDomain, d.Relevant, d.DomainEvidence = v.Domain, v.P, v.Relevant, v.Level
 	d.Reasons = append(d.Reasons, "domain "+v.Domain+": "+v.Reason)
-	return d
+}
+
+// step returns the first step on f, from the cache when f was seen.
+func (h *HIFI) step(f *page.Form) searchStep {
+	if h.noSteps {
+		return h.computeStep(f)
+	}
+	c := h.steps.Load()
+	if c == nil {
+		h.steps.CompareAndSwap(nil, newStepCache())
+		c = h.steps.Load()
+	}
+	return c.step(h.Model, f, h.computeStep)
 }
 
 // bestNonSearch returns the most probable kind other than search, with

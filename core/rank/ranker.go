@@ -47,7 +47,13 @@ func (r *SiteRanker) Similarity(f Features) float64 { return r.space.Load().Simi
 
 // Score returns the rank of a site with features f and site frequency sf.
 func (r *SiteRanker) Score(f Features, sf int) float64 {
-	return r.alpha*r.Similarity(f) + (1-r.alpha)*math.Log1p(float64(max(sf, 0)))
+	return r.ScoreSimilarity(r.Similarity(f), sf)
+}
+
+// ScoreSimilarity returns the rank of a site of similarity sim (from
+// [Space.Similarity] with the current FSS) and site frequency sf.
+func (r *SiteRanker) ScoreSimilarity(sim float64, sf int) float64 {
+	return r.alpha*sim + (1-r.alpha)*math.Log1p(float64(max(sf, 0)))
 }
 
 // LinkRanker ranks the links of a site during in-site exploring:
