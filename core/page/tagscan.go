@@ -402,212 +402,129 @@ func rawTextEnd(src []byte, p int, tag string) int {
 	}
 }
 
+// The script states of the Tokenizer that scriptEnd walks. Escaped and
+// double-escaped text share their dash states: each family is text, dash,
+// dash-dash and less-than sign, in that order.
+const (
+	scriptData = iota
+	scriptEscaped
+	scriptEscapedDash
+	scriptEscapedDashDash
+	scriptEscapedLT
+	scriptDouble
+	scriptDoubleDash
+	scriptDoubleDashDash
+	scriptDoubleLT
+)
+
 // scriptEnd returns where the text of a script element that starts at p
 // ends, following the Tokenizer's script states (escaped "<!--" sections,
-// and "<script" inside them).
+// and "<script" inside them). Every state reads one byte; the input's end
+// ends the element wherever it comes.
 func (z *tagScanner) scriptEnd(p int) int {
 	src, n := z.src, len(z.src)
-	var c byte
-	var m, eof bool
-	var next int
-
-scriptData:
-	if i := bytes.IndexByte(src[p:], '<'); i >= 0 {
-		p += i + 1
-	} else {
-		return n
-	}
-	// script data less-than sign
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	switch c {
-	case '/':
-		if m, next, eof = rawEndTag(src, p, "script"); m {
-			return next
-		} else if eof {
-			return n
-		}
-		p = next
-		goto scriptData
-	case '!':
-		goto scriptDataEscapeStart
-	}
-	p--
-	goto scriptData
-
-scriptDataEscapeStart:
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	if c != '-' {
-		p--
-		goto scriptData
-	}
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	if c == '-' {
-		goto scriptDataEscapedDashDash
-	}
-	p--
-	goto scriptData
-
-scriptDataEscaped:
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	switch c {
-	case '-':
-		goto scriptDataEscapedDash
-	case '<':
-		goto scriptDataEscapedLessThanSign
-	}
-	goto scriptDataEscaped
-
-scriptDataEscapedDash:
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	switch c {
-	case '-':
-		goto scriptDataEscapedDashDash
-	case '<':
-		goto scriptDataEscapedLessThanSign
-	}
-	goto scriptDataEscaped
-
-scriptDataEscapedDashDash:
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	switch c {
-	case '-':
-		goto scriptDataEscapedDashDash
-	case '<':
-		goto scriptDataEscapedLessThanSign
-	case '>':
-		goto scriptData
-	}
-	goto scriptDataEscaped
-
-scriptDataEscapedLessThanSign:
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	if c == '/' {
-		if m, next, eof = rawEndTag(src, p, "script"); m {
-			return next
-		} else if eof {
-			return n
-		}
-		p = next
-		goto scriptDataEscaped
-	}
-	if isASCIILetter(c) {
-		// script data double escape start
-		p--
-		for i := 0; i < len("script"); i++ {
-			if p >= n {
+	st := scriptData
+	for {
+		if st == scriptData {
+			i := bytes.IndexByte(src[p:], '<')
+			if i < 0 {
 				return n
 			}
-			c = src[p]
-			p++
-			if c != "script"[i] && c != "SCRIPT"[i] {
-				p--
-				goto scriptDataEscaped
-			}
+			p += i + 1
 		}
 		if p >= n {
 			return n
 		}
-		c = src[p]
+		c := src[p]
 		p++
-		switch c {
-		case ' ', '\n', '\r', '\t', '\f', '/', '>':
-			goto scriptDataDoubleEscaped
+		switch st {
+		case scriptData: // after a '<'
+			switch c {
+			case '/':
+				m, next, eof := rawEndTag(src, p, "script")
+				if m {
+					return next
+				} else if eof {
+					return n
+				}
+				p = next
+			case '!': // "<!--" starts escaped text
+				if p+1 < n && src[p] == '-' && src[p+1] == '-' {
+					p += 2
+					st = scriptEscapedDashDash
+				}
+			default:
+				p--
+			}
+		case scriptEscapedLT:
+			switch {
+			case c == '/':
+				m, next, eof := rawEndTag(src, p, "script")
+				if m {
+					return next
+				} else if eof {
+					return n
+				}
+				p, st = next, scriptEscaped
+			case isASCIILetter(c): // "<script" followed by a separator
+				p--
+				st = scriptEscaped
+				k := 0
+				for k < len("script") && p+k < n && (src[p+k] == "script"[k] || src[p+k] == "SCRIPT"[k]) {
+					k++
+				}
+				p += k
+				if p >= n {
+					return n
+				}
+				if k < len("script") {
+					break // the first letter that differs is read as escaped text
+				}
+				switch src[p] {
+				case ' ', '\n', '\r', '\t', '\f', '/', '>':
+					p++
+					st = scriptDouble
+				}
+			default:
+				p--
+				st = scriptData
+			}
+		case scriptDoubleLT:
+			if c != '/' {
+				p--
+				st = scriptDouble
+				break
+			}
+			m, next, eof := rawEndTag(src, p, "script")
+			switch {
+			case m:
+				p, st = next+len("</script>"), scriptEscaped
+			case eof:
+				return n
+			default:
+				p, st = next, scriptDouble
+			}
+		default: // text, dash and dash-dash of either family
+			fam := scriptEscaped
+			if st >= scriptDouble {
+				fam = scriptDouble
+			}
+			switch c {
+			case '-':
+				if st != fam+2 {
+					st++
+				}
+			case '<':
+				st = fam + 3
+			case '>':
+				if st == fam+2 {
+					st = scriptData
+				} else {
+					st = fam
+				}
+			default:
+				st = fam
+			}
 		}
-		p--
-		goto scriptDataEscaped
 	}
-	p--
-	goto scriptData
-
-scriptDataDoubleEscaped:
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	switch c {
-	case '-':
-		goto scriptDataDoubleEscapedDash
-	case '<':
-		goto scriptDataDoubleEscapedLessThanSign
-	}
-	goto scriptDataDoubleEscaped
-
-scriptDataDoubleEscapedDash:
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	switch c {
-	case '-':
-		goto scriptDataDoubleEscapedDashDash
-	case '<':
-		goto scriptDataDoubleEscapedLessThanSign
-	}
-	goto scriptDataDoubleEscaped
-
-scriptDataDoubleEscapedDashDash:
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	switch c {
-	case '-':
-		goto scriptDataDoubleEscapedDashDash
-	case '<':
-		goto scriptDataDoubleEscapedLessThanSign
-	case '>':
-		goto scriptData
-	}
-	goto scriptDataDoubleEscaped
-
-scriptDataDoubleEscapedLessThanSign:
-	if p >= n {
-		return n
-	}
-	c = src[p]
-	p++
-	if c != '/' {
-		p--
-		goto scriptDataDoubleEscaped
-	}
-	// script data double escape end
-	if m, next, eof = rawEndTag(src, p, "script"); m {
-		p = next + len("</script>")
-		goto scriptDataEscaped
-	} else if eof {
-		return n
-	}
-	p = next
-	goto scriptDataDoubleEscaped
 }
