@@ -11,10 +11,10 @@
 // used less than half a core: with GOMAXPROCS=1 the same crawl took the same
 // wall time for 25-30 % less CPU. A fixed GOMAXPROCS=1 would cap a crawl
 // that does become CPU-bound (large profiles, many workers, the testbed's
-// server), so the governor starts at one processor, measures the process's
-// CPU use four times a second, doubles the processors once it has kept them
-// saturated for half a second, and removes some only after a second in which
-// fewer would have been at most three quarters busy.
+// server), so the governor measures the process's CPU use four times a
+// second, removes processors after a second in which fewer would have been
+// at most 90 % busy, and doubles them once it has kept them 90 % busy for
+// half a second.
 package procs
 
 import (
@@ -47,19 +47,18 @@ type Options struct {
 	set func(int)
 }
 
-const (
-	// up: windows that kept this share of their processors busy are
-	// saturated: the process waits for a processor, so it gets twice as
-	// many (up to Max).
-	up = 0.9
-	// down: fewer processors are enough when the window's CPU use would
-	// keep them at most this busy.
-	down = 0.75
-)
+// busy is the share of its processors' time a window may use before they
+// count as saturated: saturated windows (UpAfter in a row) double the
+// processors, up to Max; windows whose CPU would keep fewer processors at
+// most this busy (DownAfter in a row) take the processors down to that
+// number. Between the two (more than busy × (n-1), less than busy × n
+// processors' worth) nothing changes.
+const busy = 0.9
 
 // Governor adjusts GOMAXPROCS from one measuring window to the next. It
-// starts at Min: a crawl is bound by the network and politeness, and the
-// measured windows show when it is not.
+// starts at Max, so that start-up work in parallel is not slowed; a crawl
+// that then waits on the network and politeness loses the idle processors
+// after DownAfter windows.
 type Governor struct {
 	o     Options
 	procs int
@@ -69,7 +68,7 @@ type Governor struct {
 	start int // GOMAXPROCS when Run started, restored at its end
 }
 
-// New returns a governor; its first value is Min processors.
+// New returns a governor; its first value is Max processors.
 func New(o Options) *Governor {
 	if o.Max <= 0 {
 		o.Max = runtime.GOMAXPROCS(0)
@@ -95,7 +94,7 @@ func New(o Options) *Governor {
 	if o.set == nil {
 		o.set = func(n int) { runtime.GOMAXPROCS(n) }
 	}
-	return &Governor{o: o, procs: o.Min}
+	return &Governor{o: o, procs: o.Max}
 }
 
 // Procs is the number of processors the governor has set.
@@ -108,7 +107,7 @@ func (g *Governor) Observe(cpu, wall time.Duration) int {
 		return g.procs
 	}
 	cores := cpu.Seconds() / wall.Seconds() // processors' worth of CPU used
-	if cores >= up*float64(g.procs) {
+	if cores >= busy*float64(g.procs) {
 		g.low = 0
 		if g.high++; g.high >= g.o.UpAfter {
 			g.high = 0
@@ -117,7 +116,7 @@ func (g *Governor) Observe(cpu, wall time.Duration) int {
 		return g.procs
 	}
 	g.high = 0
-	need := max(g.o.Min, int(math.Ceil(cores/down)))
+	need := max(g.o.Min, int(math.Ceil(cores/busy)))
 	if need >= g.procs {
 		g.low = 0
 		return g.procs
@@ -143,7 +142,6 @@ func (g *Governor) Run(ctx context.Context) {
 	}
 	g.start = runtime.GOMAXPROCS(0)
 	defer g.o.set(g.start)
-	g.o.set(g.procs)
 	t := time.NewTicker(g.o.Interval)
 	defer t.Stop()
 	prev := time.Now()

@@ -18,21 +18,22 @@ func TestObserve(t *testing.T) {
 		min, max int
 		steps    []step
 	}{
-		{"starts at min; a burst does not add", 1, 8, []step{
-			{30 * ms, 1}, {95 * ms, 1}, {30 * ms, 1}, {95 * ms, 1}, {89 * ms, 1}}},
+		{"starts at max; idle goes down after four windows", 1, 8, []step{
+			{30 * ms, 8}, {30 * ms, 8}, {30 * ms, 8}, {30 * ms, 1}, {30 * ms, 1}}},
+		{"a burst does not add", 1, 2, []step{
+			{30 * ms, 2}, {30 * ms, 2}, {30 * ms, 2}, {30 * ms, 1}, {95 * ms, 1}, {30 * ms, 1}, {95 * ms, 1}, {89 * ms, 1}}},
 		{"saturated for two windows doubles, up to max", 1, 4, []step{
-			{95 * ms, 1}, {95 * ms, 2}, {190 * ms, 2}, {185 * ms, 4}, {400 * ms, 4}, {400 * ms, 4}}},
-		{"idle goes down after four windows", 1, 8, []step{
-			{95 * ms, 1}, {95 * ms, 2}, {185 * ms, 2}, {185 * ms, 4}, {30 * ms, 4}, {30 * ms, 4}, {30 * ms, 4}, {30 * ms, 1}}},
-		{"a busy window in between restarts the count", 1, 2, []step{
-			{95 * ms, 1}, {95 * ms, 2}, {30 * ms, 2}, {30 * ms, 2}, {30 * ms, 2}, {100 * ms, 2}, {30 * ms, 2}, {30 * ms, 2}, {30 * ms, 2}, {30 * ms, 1}}},
+			{0, 4}, {0, 4}, {0, 4}, {0, 1}, {95 * ms, 1}, {95 * ms, 2}, {190 * ms, 2}, {185 * ms, 4}, {400 * ms, 4}, {400 * ms, 4}}},
+		{"a saturated window in between restarts the count", 1, 8, []step{
+			{30 * ms, 8}, {30 * ms, 8}, {750 * ms, 8}, {30 * ms, 8}, {30 * ms, 8}, {30 * ms, 8}, {30 * ms, 1}}},
 		{"going down keeps what the busiest low window needed", 1, 8, []step{
-			{95 * ms, 1}, {95 * ms, 2}, {190 * ms, 2}, {190 * ms, 4}, {370 * ms, 4}, {370 * ms, 8},
 			{30 * ms, 8}, {200 * ms, 8}, {30 * ms, 8}, {30 * ms, 3}}},
-		{"most of one core on two processors is not reduced", 1, 2, []step{
-			{95 * ms, 1}, {95 * ms, 2}, {80 * ms, 2}, {80 * ms, 2}, {80 * ms, 2}, {80 * ms, 2}, {80 * ms, 2}}},
+		{"between busy x (n-1) and busy x n nothing changes", 1, 2, []step{
+			{91 * ms, 2}, {120 * ms, 2}, {170 * ms, 2}, {100 * ms, 2}, {95 * ms, 2}, {91 * ms, 2}}},
+		{"ninety percent of one processor on two goes down to one", 1, 2, []step{
+			{85 * ms, 2}, {85 * ms, 2}, {85 * ms, 2}, {85 * ms, 1}, {85 * ms, 1}}},
 		{"min is kept", 2, 8, []step{
-			{0, 2}, {0, 2}, {0, 2}, {0, 2}, {0, 2}}},
+			{0, 8}, {0, 8}, {0, 8}, {0, 2}, {0, 2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
