@@ -25,6 +25,8 @@ type Batch struct {
 	ops  []urlOp
 	buf  []byte
 	done bool
+
+	written []*urlSlot // the URL states resolve wrote, cached once committed
 }
 
 type urlOpKind uint8
@@ -242,6 +244,12 @@ func (b *Batch) commit(sync bool) error {
 	}
 	if err != nil {
 		db.seq = seq // queue heads only moved down, which stays correct
+		b.forget()
+	} else {
+		for _, s := range b.written {
+			b.buf = encodeURLState(b.buf[:0], &s.st)
+			db.urls.stored(s.st.URL, b.buf)
+		}
 	}
 	db.fmu.Unlock()
 	if err != nil || !sync {
@@ -279,6 +287,23 @@ type urlSlot struct {
 	dirty  bool
 }
 
+// forget drops every URL the batch's ops name from the URL cache after a
+// failed commit: whether Pebble applied the batch is then not known. Caller
+// holds db.fmu.
+func (b *Batch) forget() {
+	for i := range b.ops {
+		op := &b.ops[i]
+		switch op.kind {
+		case opSetURL:
+			b.db.urls.drop(op.st.URL)
+		case opPush:
+			b.db.urls.drop(op.e.URL)
+		case opDeleteFrontier:
+			b.db.urls.drop(op.url)
+		}
+	}
+}
+
 // resolve turns the recorded URL and frontier ops into Pebble writes.
 // Caller holds db.fmu.
 func (b *Batch) resolve() error {
@@ -288,7 +313,7 @@ func (b *Batch) resolve() error {
 		if s, ok := slots[url]; ok {
 			return s, nil
 		}
-		st, ok, err := db.getURL(url)
+		st, ok, err := db.urlLocked(url)
 		if err != nil {
 			return nil, err
 		}
@@ -381,6 +406,8 @@ func (b *Batch) resolve() error {
 		if err := b.pb.Set(urlKey(url), b.buf, nil); err != nil {
 			return err
 		}
+		db.urls.added(url) // before the commit: the filter may only err towards "may be stored"
+		b.written = append(b.written, s)
 	}
 	for q, d := range lens {
 		if d == 0 {

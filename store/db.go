@@ -89,6 +89,7 @@ type DB struct {
 	fmu  sync.Mutex
 	seq  uint64            // last frontier sequence number (guarded by fmu)
 	head map[string][]byte // per queue: no live key sorts below this (guarded by fmu)
+	urls *urlCache         // recent URL states (guarded by fmu; nil when read-only)
 
 	mmu    sync.Mutex // serialises model version assignment
 	closed atomic.Bool
@@ -143,7 +144,7 @@ func Open(dir string, opt Options) (db *DB, err error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	db = &DB{dir: dir, lock: lock, log: log, head: map[string][]byte{}, wo: pebble.Sync}
+	db = &DB{dir: dir, lock: lock, log: log, head: map[string][]byte{}, wo: pebble.Sync, urls: newURLCache(urlCacheEntries)}
 	opened := db
 	defer func() {
 		if err != nil {
@@ -381,6 +382,9 @@ func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
+	db.fmu.Lock()
+	db.urls = nil // its memory goes with the DB, even if the DB is kept
+	db.fmu.Unlock()
 	err := db.pdb.Close()
 	if db.lock != nil {
 		if lerr := db.lock.Close(); err == nil {

@@ -17,6 +17,9 @@
 // points at its frontier key, and both always change in the same batch;
 // frontier changes are applied at commit time under one lock, so concurrent
 // workers cannot leave a stale pointer or a wrong queue length behind.
+// The URL states a commit reads come from memory when they can (urlcache.go:
+// a bounded write-through cache of recent states and a filter of the URLs
+// stored, both updated under that lock).
 //
 // Durability: Batch.Commit(true) returns only after the write-ahead log is
 // synced. Frontier churn from DB.PushFrontier and DB.PopFrontier is not synced

@@ -107,17 +107,26 @@ func (db *DB) popCommit(key []byte, e *FrontierEntry) error {
 	if err := pb.Merge(frontierLenKey(e.Queue), encodeCounter(-1), nil); err != nil {
 		return err
 	}
-	st, ok, err := db.getURL(e.URL)
+	st, ok, err := db.urlLocked(e.URL)
 	if err != nil {
 		return err
 	}
+	var val []byte
 	if ok && bytes.Equal(st.FrontierKey, key) {
 		st.FrontierKey = nil
-		if err := pb.Set(urlKey(e.URL), encodeURLState(nil, &st), nil); err != nil {
+		val = encodeURLState(nil, &st)
+		if err := pb.Set(urlKey(e.URL), val, nil); err != nil {
 			return err
 		}
 	}
-	return pb.Commit(pebble.NoSync)
+	if err := pb.Commit(pebble.NoSync); err != nil {
+		db.urls.drop(e.URL)
+		return err
+	}
+	if val != nil {
+		db.urls.stored(e.URL, val)
+	}
+	return nil
 }
 
 // frontierIterLocked opens an iterator over queue starting at its known

@@ -58,6 +58,30 @@ func (db *DB) GetURL(url string) (URLState, bool, error) {
 	return st, ok, wrapErr("get url "+url, err)
 }
 
+// urlLocked is getURL answered from the URL cache when it can be, for the
+// writers of URL states. Caller holds db.fmu.
+func (db *DB) urlLocked(url string) (URLState, bool, error) {
+	c := db.urls
+	if st, ok := c.get(url); ok {
+		return st, true, nil
+	}
+	if c != nil {
+		if err := db.fillURLFilter(); err != nil {
+			return URLState{}, false, err
+		}
+		if !c.filter.mayHave(url) {
+			c.absent++
+			return URLState{}, false, nil
+		}
+		c.misses++
+	}
+	st, ok, err := db.getURL(url)
+	if err == nil {
+		db.urls.loaded(st, ok)
+	}
+	return st, ok, err
+}
+
 func (db *DB) getURL(url string) (URLState, bool, error) {
 	v, ok, err := db.getRaw(urlKey(url))
 	if err != nil || !ok {
