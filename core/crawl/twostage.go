@@ -250,6 +250,9 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		// queued twice (high and low priority, or before a seed was
 		// explored): one exploration only
 		t.mu.Unlock()
+		if t.delegated {
+			return nil
+		}
 		return t.unqueue(site)
 	}
 	k.started = true
@@ -260,7 +263,8 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	if k.seed {
 		rec.From = "seed"
 	}
-	if err := t.begin(rec, !counted, true); err != nil {
+	// an explorer's site comes from its coordinator, not its own frontier
+	if err := t.begin(rec, !counted, !t.delegated); err != nil {
 		return err
 	}
 
