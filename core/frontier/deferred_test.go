@@ -14,7 +14,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
-func openDB(t *testing.T, dir string) *store.DB {
+func openDB(t testing.TB, dir string) *store.DB {
 	t.Helper()
 	db, err := store.Open(dir, store.Options{NoSync: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
