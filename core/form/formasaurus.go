@@ -78,7 +78,7 @@ func LoadFormasaurus(ctx context.Context, dir string) ([]Example, LoadStats, err
 	results := make([]result, len(files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
+	for range runtime.NumCPU() { // not GOMAXPROCS, which dwcrawl lowers while a crawl waits (internal/procs)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
