@@ -111,24 +111,41 @@ func (s *siteStop) page(depth, n int) stopAction {
 func (x *siteExploration) inSite(ctx context.Context, home *visited) (err error) {
 	e := x.t.e
 	st := e.prof.Stop
-	lf := frontier.NewLinkFrontier(x.site, e.db, frontier.LinkOptions{MaxPages: st.MaxPagesPerSite, MaxPerDepth: st.MaxPagesPerDepth, MaxDepth: st.MaxDepth})
+	// the frontier's writes go with the records of the pages, at no
+	// commit of their own: a page's links with it, the pops and skips with
+	// the next page's
+	lf := frontier.NewLinkFrontier(x.site, e.db, frontier.LinkOptions{MaxPages: st.MaxPagesPerSite, MaxPerDepth: st.MaxPagesPerDepth, MaxDepth: st.MaxDepth, Deferred: true})
 	if _, err := lf.Load(); err != nil {
 		return err
 	}
 	defer func() {
 		// leftovers leave the store with the site: a resumed crawl explores
 		// an unfinished site again from its homepage
-		if _, derr := lf.Drain(); err == nil {
+		_, derr := lf.Drain()
+		if derr == nil {
+			derr = lf.Flush()
+		}
+		if err == nil {
 			err = derr
 		}
 	}()
+	pending := func(b *store.Batch) error { return lf.Stage(b) }
+	// the homepage was recorded before the site was found relevant: its
+	// links (and the deep seeds) are written now, as are the sitemaps'
+	// URLs once fetched
 	if err := x.push(lf, home); err != nil {
 		return err
 	}
 	if err := x.pushSeedPages(lf); err != nil {
 		return err
 	}
+	if err := lf.Flush(); err != nil {
+		return err
+	}
 	if err := x.pushSitemaps(ctx, lf); err != nil {
+		return err
+	}
+	if err := lf.Flush(); err != nil {
 		return err
 	}
 	stop := newSiteStop(st)
@@ -137,7 +154,7 @@ func (x *siteExploration) inSite(ctx context.Context, home *visited) (err error)
 		if err != nil || !ok {
 			return err
 		}
-		v, err := e.visit(ctx, it.URL, from(it.Evidence), it.Depth, x.stageExample(it.Evidence))
+		v, err := e.visit(ctx, it.URL, from(it.Evidence), it.Depth, pending, x.stagePage(lf, it.Evidence))
 		if err != nil {
 			return err
 		}
@@ -147,11 +164,18 @@ func (x *siteExploration) inSite(ctx context.Context, home *visited) (err error)
 		x.add(v)
 		if v.Page != nil {
 			x.collectOut(v)
-			if err := x.learnForms(v, it.Evidence); err != nil {
-				return err
-			}
-			if err := x.push(lf, v); err != nil {
-				return err
+			if v.Replayed {
+				// recorded before: learnt from and pushed as stagePage
+				// does, in writes of their own
+				if err := x.learnForms(v, it.Evidence); err != nil {
+					return err
+				}
+				if err := x.push(lf, v); err != nil {
+					return err
+				}
+				if err := lf.Flush(); err != nil {
+					return err
+				}
 			}
 		}
 		switch stop.page(it.Depth, v.searchable()) {
@@ -195,6 +219,48 @@ func (x *siteExploration) push(lf *frontier.LinkFrontier, v *visited) error {
 	// one write for the page's links
 	_, err := lf.PushAll(items)
 	return err
+}
+
+// stagePage returns the stager of an in-site page reached by the link
+// whose evidence is ev: with the page, its learning example (stageExample)
+// and the round it completes, and its links, pushed into lf; so a page
+// and what it adds to the crawl are stored together, in one commit.
+func (x *siteExploration) stagePage(lf *frontier.LinkFrontier, ev *frontier.Evidence) stager {
+	example := x.stageExample(ev)
+	return func(b *store.Batch, v *visited, t *tally) error {
+		if example != nil {
+			if err := example(b, v, t); err != nil {
+				return err
+			}
+		}
+		if v.Page == nil {
+			return nil
+		}
+		if err := x.learnStaged(b, v, t); err != nil {
+			return err
+		}
+		if err := x.push(lf, v); err != nil {
+			return err
+		}
+		return lf.Stage(b)
+	}
+}
+
+// learnStaged feeds the example staged with a fetched page (stageExample)
+// to the adaptive link learner (FSL), and stages the round it completes in
+// b, counted in t.
+func (x *siteExploration) learnStaged(b *store.Batch, v *visited, t *tally) error {
+	l := x.t.rk.learn
+	f := x.example
+	x.example = nil
+	if l == nil || f == nil || v.relevant() == 0 || x.t.delegated {
+		// an explorer's examples go to its coordinator with its pages
+		return nil
+	}
+	if it := l.add(rank.SpaceFSL, *f); it != nil {
+		return stageRound(b, *it, t, cFSL)
+	}
+	return nil
 }
 
 // stageExample returns the stager that records a fetched page with

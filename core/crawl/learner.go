@@ -198,13 +198,21 @@ func FeatureKey(space string, round int) []byte {
 func (e *Engine) saveRound(it rank.Iteration, c counter) error {
 	b := e.db.NewBatch()
 	defer b.Close()
-	if err := b.PutJSON(store.TagFeatures, FeatureKey(it.Space, it.Round), it); err != nil {
-		return fmt.Errorf("crawl: recording %s round %d: %w", it.Space, it.Round, err)
-	}
 	var n tally
-	n.add(c, 1)
+	if err := stageRound(b, it, &n, c); err != nil {
+		return err
+	}
 	if err := e.commit(b, &n, e.db.SyncsWrites()); err != nil {
 		return fmt.Errorf("crawl: recording %s round %d: %w", it.Space, it.Round, err)
 	}
+	return nil
+}
+
+// stageRound stages a learning round in b and counts it in n under c.
+func stageRound(b *store.Batch, it rank.Iteration, n *tally, c counter) error {
+	if err := b.PutJSON(store.TagFeatures, FeatureKey(it.Space, it.Round), it); err != nil {
+		return fmt.Errorf("crawl: recording %s round %d: %w", it.Space, it.Round, err)
+	}
+	n.add(c, 1)
 	return nil
 }

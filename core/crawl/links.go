@@ -211,7 +211,7 @@ func (r *linkRunner) process(ctx context.Context, it frontier.Item) error {
 	if !ok {
 		return r.e.db.MarkURL(store.URLState{URL: it.URL, Site: it.Site, State: store.StateSkipped, Depth: it.Depth})
 	}
-	v, err := r.e.visit(ctx, it.URL, from(it.Evidence), it.Depth, r.countPage(it.Site))
+	v, err := r.e.visit(ctx, it.URL, from(it.Evidence), it.Depth, nil, r.countPage(it.Site))
 	if err != nil {
 		return err
 	}

@@ -176,7 +176,7 @@ func (t *twoStage) exploreRemote(ctx context.Context, it frontier.Item) error {
 	}
 	if k.explored || k.started {
 		t.mu.Unlock()
-		return nil
+		return t.unqueue(site)
 	}
 	// a site counted by an earlier run may have been dispatched by it
 	replay := k.counted
@@ -198,7 +198,7 @@ func (t *twoStage) exploreRemote(ctx context.Context, it frontier.Item) error {
 	if seed {
 		rec.From = "seed"
 	}
-	if err := t.begin(rec, !counted); err != nil {
+	if err := t.begin(rec, !counted, true); err != nil {
 		return err
 	}
 	if !replay {
@@ -318,7 +318,7 @@ func (e *Engine) ApplyOutcome(ctx context.Context, o SiteOutcome) (Applied, erro
 	}
 	if !counted {
 		rec.Status = store.SiteExploring
-		if err := t.begin(rec, true); err != nil {
+		if err := t.begin(rec, true, false); err != nil {
 			return a, err
 		}
 	}

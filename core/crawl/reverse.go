@@ -106,7 +106,7 @@ func (t *twoStage) reverseSearch(ctx context.Context) (queued int, err error) {
 			if !t.reverseVisit(canon.Site(u)) {
 				continue
 			}
-			v, err := e.visit(ctx, u, "reverse:"+target, 0, nil)
+			v, err := e.visit(ctx, u, "reverse:"+target, 0, nil, nil)
 			t.reverseVisited()
 			if err != nil {
 				return queued, err

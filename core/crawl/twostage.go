@@ -77,8 +77,10 @@ func (e *Engine) runTwoStage(ctx context.Context) error {
 	if err := t.restore(ctx); err != nil {
 		return err
 	}
+	// a site leaves the stored frontier with the batch that begins its
+	// exploring (begin), not in a commit of its own
 	pop := func() (frontier.Item, bool, error) {
-		it, ok, err := t.sf.Pop()
+		it, ok, err := t.sf.PopKeep()
 		if ok {
 			t.updateFrontierStats()
 		}
@@ -248,7 +250,10 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		// queued twice (high and low priority, or before a seed was
 		// explored): one exploration only
 		t.mu.Unlock()
-		return nil
+		if t.delegated {
+			return nil
+		}
+		return t.unqueue(site)
 	}
 	k.started = true
 	counted := k.counted
@@ -258,12 +263,13 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	if k.seed {
 		rec.From = "seed"
 	}
-	if err := t.begin(rec, !counted); err != nil {
+	// an explorer's site comes from its coordinator, not its own frontier
+	if err := t.begin(rec, !counted, !t.delegated); err != nil {
 		return err
 	}
 
 	x := &siteExploration{t: t, site: site}
-	hv, err := e.visit(ctx, site+"/", "", 0, x.stageExample(nil))
+	hv, err := e.visit(ctx, site+"/", "", 0, nil, x.stageExample(nil))
 	if err != nil {
 		return err
 	}
@@ -321,14 +327,29 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	return err
 }
 
+// unqueue deletes the stored frontier entry of a site popped (PopKeep)
+// that is not explored again.
+func (t *twoStage) unqueue(site string) error {
+	if err := t.e.db.DeleteFrontier(site); err != nil {
+		return fmt.Errorf("crawl: unqueueing site %s: %w", site, err)
+	}
+	return nil
+}
+
 // begin records that the exploration of a site has begun, counting the
-// site unless an earlier run did.
-func (t *twoStage) begin(rec store.Site, count bool) error {
+// site unless an earlier run did; popped, the site's frontier entry goes
+// in the same batch (a crash before it leaves the site queued).
+func (t *twoStage) begin(rec store.Site, count, popped bool) error {
 	e := t.e
 	b := e.db.NewBatch()
 	defer b.Close()
 	if err := b.SetSite(rec); err != nil {
 		return err
+	}
+	if popped {
+		if err := b.DeleteFrontier(rec.URL); err != nil {
+			return err
+		}
 	}
 	var n tally
 	if count {
@@ -341,7 +362,9 @@ func (t *twoStage) begin(rec store.Site, count bool) error {
 }
 
 // finish records the explored site, queues its out-of-site links in stage
-// one and feeds the adaptive learner. The links go to the high-priority
+// one and feeds the adaptive learner, in one batch: the site's record, its
+// learning example and round, the sites it links to and the site
+// frontier's changes land together. The links go to the high-priority
 // queue when the site held a relevant form: a site whose searchable forms
 // all belong to another topic (its own database, a site-search box) vouches
 // no more for its neighbours than one without forms (on a web with 20 %
@@ -384,9 +407,7 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 		}
 		example = &f
 	}
-	if err := e.commit(b, &n, e.db.SyncDue()); err != nil {
-		return fmt.Errorf("crawl: recording site %s: %w", rec.URL, err)
-	}
+	sync := e.db.SyncDue()
 	t.mu.Lock()
 	k.explored, k.deep = true, rec.Deep
 	k.data, k.sim = frontier.Evidence{}, simMemo{} // read for the last time above
@@ -395,18 +416,38 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 		// site frequency: the sites a deep site links to count it (smartcrawler)
 		t.rk.sf.MarkKnown(rec.URL)
 	}
+	var round *rank.Iteration
 	if example != nil {
-		if it := t.rk.learn.add(rank.SpaceFSS, *example); it != nil {
-			if err := e.saveRound(*it, cFSS); err != nil {
+		if round = t.rk.learn.add(rank.SpaceFSS, *example); round != nil {
+			if err := stageRound(b, *round, &n, cFSS); err != nil {
 				return err
 			}
-			if err := t.rescoreSites(); err != nil {
-				return err
-			}
+			sync = sync || e.db.SyncsWrites()
 		}
 	}
-	if err := t.queueSites(outs, rec.Deep && t.smart, nil); err != nil {
-		return err
+	t.mu.Lock()
+	if round != nil {
+		if err := t.rescoreSites(b); err != nil {
+			t.mu.Unlock()
+			return err
+		}
+	}
+	err := t.stageSites(b, outs, rec.Deep && t.smart)
+	if err == nil {
+		// committed under t.mu, as the site frontier changed in memory:
+		// no other frontier write can come between
+		err = e.commit(b, &n, false)
+	}
+	if err == nil {
+		t.updateFrontierStats()
+		t.cond.Broadcast()
+	}
+	t.mu.Unlock()
+	if err == nil && sync {
+		err = e.db.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("crawl: recording site %s: %w", rec.URL, err)
 	}
 	// its links are counted; it cannot become known later
 	t.rk.sf.Forget(rec.URL)
@@ -414,14 +455,30 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 }
 
 // queueSites pushes newly seen sites (and new evidence for queued ones)
-// into the site frontier; n, if not nil, is counted with the sites
-// recorded.
+// into the site frontier, in one batch; n, if not nil, is counted with the
+// sites recorded.
 func (t *twoStage) queueSites(outs []outLink, high bool, n *tally) error {
 	e := t.e
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	b := e.db.NewBatch()
 	defer b.Close()
+	if err := t.stageSites(b, outs, high); err != nil {
+		return err
+	}
+	if err := e.commit(b, n, false); err != nil {
+		return fmt.Errorf("crawl: recording sites: %w", err)
+	}
+	t.updateFrontierStats()
+	t.cond.Broadcast()
+	return nil
+}
+
+// stageSites stages in b the records of the sites first seen in outs and
+// their pushes into the site frontier (which changes in memory at once:
+// the caller commits b before releasing t.mu). Called with t.mu held.
+func (t *twoStage) stageSites(b *store.Batch, outs []outLink, high bool) error {
+	e := t.e
 	touched := map[string]bool{}
 	for _, o := range outs {
 		k := t.known[o.site]
@@ -439,9 +496,6 @@ func (t *twoStage) queueSites(outs []outLink, high bool, n *tally) error {
 		addLink(&k.data, o.anchor, o.around)
 		touched[o.site] = true
 	}
-	if err := e.commit(b, n, false); err != nil {
-		return fmt.Errorf("crawl: recording sites: %w", err)
-	}
 	// in a fixed order: the push order breaks ties between equal scores
 	sites := slices.Sorted(maps.Keys(touched))
 	items := make([]frontier.Item, 0, len(sites))
@@ -451,19 +505,16 @@ func (t *twoStage) queueSites(outs []outLink, high bool, n *tally) error {
 		score := t.rk.siteMemo(s, ev, &k.sim)
 		items = append(items, frontier.Item{URL: s, Site: s, Score: score, Evidence: &ev})
 	}
-	if err := t.sf.PushAll(items, high); err != nil { // one write
+	if err := t.sf.PushAllIn(b, items, high); err != nil {
 		return fmt.Errorf("crawl: queueing %d sites: %w", len(items), err)
 	}
-	t.updateFrontierStats()
-	t.cond.Broadcast()
 	return nil
 }
 
-// rescoreSites re-ranks the site frontier after FSS was rebuilt.
-func (t *twoStage) rescoreSites() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	err := t.sf.Rescore(func(it *frontier.Item) float64 {
+// rescoreSites re-ranks the site frontier after FSS was rebuilt, staging
+// the new scores in b. Called with t.mu held.
+func (t *twoStage) rescoreSites(b *store.Batch) error {
+	err := t.sf.RescoreIn(b, func(it *frontier.Item) float64 {
 		var ev frontier.Evidence
 		if it.Evidence != nil {
 			ev = *it.Evidence

@@ -125,13 +125,18 @@ func (v *visited) relevant() (n int) {
 // stager stages further writes and counts in the batch that records a page.
 type stager func(b *store.Batch, v *visited, t *tally) error
 
+// preStager stages writes ahead of a page's own in the batch that records
+// it: the frontier writes held back since the last page (its pop among
+// them), which must precede the page's URL states.
+type preStager func(b *store.Batch) error
+
 // visit fetches u (or replays its stored record) and records the page, its
-// forms and the counters in one batch. extra, when not nil, stages further
-// writes and counts in the same batch; it is not called for a replayed page
-// or a duplicate. visit returns ErrBudget when the budget is spent; fetch
+// forms and the counters in one batch. pre and extra, when not nil, stage
+// further writes (and counts) in the same batch, before and after the
+// page's; they are not called for a replayed page or a duplicate. visit returns ErrBudget when the budget is spent; fetch
 // failures are recorded and returned as a visited with a nil Page, never as
 // an error.
-func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra stager) (*visited, error) {
+func (e *Engine) visit(ctx context.Context, u, parent string, depth int, pre preStager, extra stager) (*visited, error) {
 	retried, refetches := false, 0
 	// pages recorded before the lookup below (see the second one)
 	recorded := e.recorded.Load()
@@ -234,7 +239,7 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, extra s
 		}
 	}
 	rec.Seq = e.seq.Add(1)
-	err := e.record(&rec, v, extra)
+	err := e.record(&rec, v, pre, extra)
 	e.claimed.Delete(hash64(u))
 	e.probing.Add(-v.probeQueries) // counted by the batch, or lost with it
 	if err != nil {
@@ -347,9 +352,14 @@ func fillRecord(rec *pageRecord, p *page.Page, forms []formRecord) {
 
 // record writes the page, its forms, its URL state and the counters in one
 // batch, synced when it carries forms.
-func (e *Engine) record(rec *pageRecord, v *visited, extra stager) error {
+func (e *Engine) record(rec *pageRecord, v *visited, pre preStager, extra stager) error {
 	b := e.db.NewBatch()
 	defer b.Close()
+	if pre != nil {
+		if err := pre(b); err != nil {
+			return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
+		}
+	}
 	state := store.StateFetched
 	if v.Page == nil {
 		state = store.StateFailed

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
 const benchSeed = 1
@@ -148,4 +150,90 @@ func BenchmarkFrontierPushPop(b *testing.B) {
 		}
 		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*len(sub)), "ns/link")
 	})
+}
+
+// BenchmarkLinkFrontierPage is the store side of one in-site page: a link
+// popped, the page recorded (URL state and a 2 KB record), its 8 new links
+// pushed; a site is left (drained) after 25 pages. Write-through costs
+// three commits a page; Deferred one, the frontier's writes staged in the
+// page's batch. Real Pebble, not synced.
+func BenchmarkLinkFrontierPage(b *testing.B) {
+	record := make([]byte, 2048)
+	for i := range record {
+		record[i] = 'a' + byte(i%26)
+	}
+	for _, deferred := range []bool{false, true} {
+		name := "write-through"
+		if deferred {
+			name = "deferred"
+		}
+		b.Run(name, func(b *testing.B) {
+			db := openDB(b, b.TempDir())
+			defer db.Close()
+			var f *LinkFrontier
+			site := 0
+			newSite := func() {
+				if f != nil {
+					if _, err := f.Drain(); err != nil {
+						b.Fatal(err)
+					}
+					if err := f.Flush(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				site++
+				s := fmt.Sprintf("http://www.site-%05d.example", site)
+				f = NewLinkFrontier(s, db, LinkOptions{Deferred: deferred})
+				if _, err := f.Push(Item{URL: s + "/", Score: 1}); err != nil {
+					b.Fatal(err)
+				}
+				if err := f.Flush(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			newSite()
+			rng := rand.New(rand.NewPCG(benchSeed, 1))
+			next := 0
+			links := make([]Item, 8)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%25 == 24 {
+					newSite()
+				}
+				it, ok, err := f.Next()
+				if err != nil || !ok {
+					b.Fatalf("Next: %v %v", ok, err)
+				}
+				bt := db.NewBatch()
+				if deferred {
+					if err := f.Stage(bt); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := bt.SetURL(store.URLState{URL: it.URL, Site: f.Site(), State: store.StateFetched, Depth: it.Depth}); err != nil {
+					b.Fatal(err)
+				}
+				if err := bt.PutJSONText(store.TagPages, []byte(it.URL), fmt.Appendf(nil, "%q", record)); err != nil {
+					b.Fatal(err)
+				}
+				for k := range links {
+					next++
+					links[k] = Item{URL: fmt.Sprintf("%s/d%d/page-%07d.html", f.Site(), it.Depth+1, next), Depth: it.Depth + 1, Score: rng.Float64()}
+				}
+				if _, err := f.PushAll(links); err != nil {
+					b.Fatal(err)
+				}
+				if deferred {
+					if err := f.Stage(bt); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := bt.Commit(false); err != nil {
+					b.Fatal(err)
+				}
+				bt.Close()
+			}
+		})
+	}
 }

@@ -24,7 +24,12 @@
 // is an in-memory one for tests and benchmarks) so that a crawl resumes after
 // a crash: Push persists the entry, Pop deletes it (the store then counts the
 // URL as in flight until the engine records its fetch), and Load rebuilds
-// the in-memory structures from the store. An item's Evidence (what the
+// the in-memory structures from the store. The link and site frontiers can
+// instead leave their writes to a batch the engine commits with a page's or
+// a site's record (LinkOptions.Deferred and Stage; PopKeep, PushAllIn,
+// RescoreIn), so that a fetched page costs one commit: until that batch
+// lands the store lags memory just as after a crash (a popped entry is
+// still stored, a pushed one not yet). An item's Evidence (what the
 // links to it say) is persisted with it as JSON; one that does not decode
 // fails Load with the queue and URL named. Ordering and selection happen in
 // memory (package pqueue), in O(log n) per operation.

@@ -115,7 +115,7 @@ func (f *LevelFrontier) Push(it Item, level int) error {
 		f.spilled++
 		return nil
 	}
-	_, err := q.push(it)
+	_, err := q.push(nil, it)
 	return err
 }
 
@@ -127,11 +127,11 @@ func (f *LevelFrontier) Pop() (it Item, level int, ok bool, err error) {
 	defer f.mu.Unlock()
 	for attempt := 0; attempt < 2; attempt++ {
 		for l := 1; l <= f.opt.Levels; l++ {
-			if p, err := f.queues[l].pop(); p != nil || err != nil {
+			if p, err := f.queues[l].pop(true); p != nil || err != nil {
 				return deref(p), l, p != nil, err
 			}
 		}
-		if p, err := f.queues[0].pop(); p != nil || err != nil {
+		if p, err := f.queues[0].pop(true); p != nil || err != nil {
 			return deref(p), 0, p != nil, err
 		}
 		if f.spilled == 0 {

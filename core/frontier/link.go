@@ -22,6 +22,10 @@ type LinkOptions struct {
 	// MaxDepth is the deepest link accepted (SC1; 0: unlimited). The site's
 	// homepage has depth 0.
 	MaxDepth int
+	// Deferred holds the frontier's store writes back until Stage or Flush
+	// writes them, so that they cost no commit of their own; unset, every
+	// change is written at once.
+	Deferred bool
 }
 
 // LinkFrontier holds the links of one site during in-site exploring:
@@ -38,7 +42,14 @@ type LinkFrontier struct {
 	opt    LinkOptions
 	levels []*LinkTree
 	used   []int // visits made per depth
-	seen   map[string]struct{}
+	// seen holds every URL pushed; with Deferred, true while the URL may
+	// have a stored entry (loaded, or its push staged).
+	seen map[string]bool
+	// pend are the store writes held back (Deferred), in order; pushAt
+	// indexes each URL's pending push, so that a link pushed and popped
+	// between two Stages is never written.
+	pend   []pendingOp
+	pushAt map[string]int
 	floor  int // depths below it were skipped
 	cur    int // depth of the last link returned (-1 before any)
 	popped int // visits made
@@ -49,8 +60,92 @@ type LinkFrontier struct {
 // under LinkQueue(site) (st may be nil: memory only).
 func NewLinkFrontier(site string, st Store, opt LinkOptions) *LinkFrontier {
 	return &LinkFrontier{site: site, queue: LinkQueue(site), st: st, opt: opt,
-		seen: map[string]struct{}{}, cur: -1, inPlan: -1}
+		seen: map[string]bool{}, cur: -1, inPlan: -1}
 }
+
+// pendingOp is a store write held back: a push of it, or the deletion of
+// it.URL.
+type pendingOp struct {
+	it         Item
+	push, dead bool
+}
+
+// defers reports whether the frontier holds its writes back.
+func (f *LinkFrontier) defers() bool { return f.opt.Deferred && f.st != nil }
+
+// write persists a push of it, now or held back.
+func (f *LinkFrontier) write(it *Item) error {
+	if !f.defers() {
+		return persist(f.st, f.queue, it)
+	}
+	if i, ok := f.pushAt[it.URL]; ok {
+		f.pend[i].dead = true
+	}
+	if f.pushAt == nil {
+		f.pushAt = map[string]int{}
+	}
+	f.pushAt[it.URL] = len(f.pend)
+	f.pend = append(f.pend, pendingOp{it: *it, push: true})
+	return nil
+}
+
+// remove deletes url's entry from the store, now or held back: a pending
+// push is dropped, and a deletion is needed only if an entry may be stored.
+func (f *LinkFrontier) remove(url string) error {
+	if !f.defers() {
+		return unpersist(f.st, f.queue, url)
+	}
+	if i, ok := f.pushAt[url]; ok {
+		f.pend[i].dead = true
+		delete(f.pushAt, url)
+	}
+	if f.seen[url] {
+		f.pend = append(f.pend, pendingOp{it: Item{URL: url}})
+	}
+	return nil
+}
+
+// Stage stages the writes held back (Deferred) in w, a batch the caller
+// commits: a page's record, so that the frontier costs no commit of its
+// own. Until the batch is committed the store lags the frontier as after
+// a crash: a link popped is still stored, to be popped again by a resumed
+// crawl, and a link pushed is not, to be pushed again when the page it
+// was found on is replayed. A caller whose commit fails must give the
+// frontier up.
+func (f *LinkFrontier) Stage(w Writer) error {
+	for _, op := range f.pend {
+		if op.dead {
+			continue
+		}
+		if op.push {
+			if err := persist(w, f.queue, &op.it); err != nil {
+				return err
+			}
+			f.seen[op.it.URL] = true
+			continue
+		}
+		if err := unpersist(w, f.queue, op.it.URL); err != nil {
+			return err
+		}
+		f.seen[op.it.URL] = false
+	}
+	clear(f.pend) // drop the items' evidence
+	f.pend = f.pend[:0]
+	clear(f.pushAt)
+	return nil
+}
+
+// Flush writes the writes held back (Deferred) to the store, in one
+// write.
+func (f *LinkFrontier) Flush() error {
+	if len(f.pend) == 0 {
+		return nil
+	}
+	return inOneWrite(f.st, f.Stage)
+}
+
+// Pending returns the number of store writes held back.
+func (f *LinkFrontier) Pending() int { return len(f.pend) }
 
 // Site returns the site the frontier explores.
 func (f *LinkFrontier) Site() string { return f.site }
@@ -71,6 +166,7 @@ func (f *LinkFrontier) Load() (int, error) {
 			return err
 		}
 		f.add(*it)
+		f.seen[e.URL] = true // stored
 		n++
 		return nil
 	})
@@ -93,7 +189,7 @@ func (f *LinkFrontier) Push(it Item) (bool, error) {
 	if it.Site == "" {
 		it.Site = SiteOf(it.URL)
 	}
-	if err := persist(f.st, f.queue, &it); err != nil {
+	if err := f.write(&it); err != nil {
 		return false, err
 	}
 	f.add(it)
@@ -124,7 +220,13 @@ func (f *LinkFrontier) PushAll(items []Item) (int, error) {
 		here[it.URL] = struct{}{}
 		fresh = append(fresh, it)
 	}
-	if err := persistAll(f.st, f.queue, fresh); err != nil {
+	if f.defers() {
+		for i := range fresh {
+			if err := f.write(&fresh[i]); err != nil {
+				return 0, err
+			}
+		}
+	} else if err := persistAll(f.st, f.queue, fresh); err != nil {
 		return 0, err
 	}
 	for _, it := range fresh {
@@ -134,7 +236,9 @@ func (f *LinkFrontier) PushAll(items []Item) (int, error) {
 }
 
 func (f *LinkFrontier) add(it Item) {
-	f.seen[it.URL] = struct{}{}
+	if _, ok := f.seen[it.URL]; !ok {
+		f.seen[it.URL] = false
+	}
 	for len(f.levels) <= it.Depth {
 		f.levels = append(f.levels, NewLinkTree())
 		f.used = append(f.used, 0)
@@ -162,7 +266,7 @@ func (f *LinkFrontier) Next() (it Item, ok bool, err error) {
 		if !ok {
 			continue
 		}
-		if err := unpersist(f.st, f.queue, it.URL); err != nil {
+		if err := f.remove(it.URL); err != nil {
 			t.Add(it) // keep memory and store in step
 			return Item{}, false, err
 		}
@@ -245,33 +349,53 @@ func (f *LinkFrontier) Drain() ([]Item, error) {
 }
 
 func (f *LinkFrontier) unpersistAll(items []Item) error {
-	for i := range items {
-		if err := unpersist(f.st, f.queue, items[i].URL); err != nil {
-			return err
+	if f.defers() {
+		for i := range items {
+			if err := f.remove(items[i].URL); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	return nil
+	if len(items) == 0 {
+		return nil
+	}
+	return inOneWrite(f.st, func(w Writer) error {
+		for i := range items {
+			if err := unpersist(w, f.queue, items[i].URL); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // Rescore gives every queued link the score fn returns (NaN keeps the old
 // one): after the link ranker's feature space was rebuilt. The new scores
-// are persisted and the current depth is re-planned.
+// are persisted (in one write, or held back) and the current depth is
+// re-planned.
 func (f *LinkFrontier) Rescore(fn func(*Item) float64) error {
-	var firstErr error
+	var changed []Item
 	for _, t := range f.levels {
 		t.Rescore(func(p *Item) float64 {
 			s := fn(p)
-			if s != p.Score && s == s {
+			if s != p.Score && s == s && f.st != nil {
 				q := *p
 				q.Score = s
-				if err := persist(f.st, f.queue, &q); err != nil && firstErr == nil {
-					firstErr = err
-				}
+				changed = append(changed, q)
 			}
 			return s
 		})
 	}
-	return firstErr
+	if f.defers() {
+		for i := range changed {
+			if err := f.write(&changed[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return persistAll(f.st, f.queue, changed)
 }
 
 // Plan returns the plan of the links at depth d (see LinkTree.Plan).

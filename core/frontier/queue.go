@@ -22,12 +22,21 @@ func newPQ(name string, st Store, seq *uint64) *pq {
 	return &pq{name: name, st: st, h: newItemHeap(), index: map[string]*Item{}, seq: seq}
 }
 
-// push adds it, or updates the score and data of an item with its URL.
-func (q *pq) push(it Item) (*Item, error) {
+// writer is where q writes: w, or its store when w is nil.
+func (q *pq) writer(w Writer) Writer {
+	if w != nil || q.st == nil {
+		return w
+	}
+	return q.st
+}
+
+// push adds it, or updates the score and data of an item with its URL,
+// writing to w (nil: the store).
+func (q *pq) push(w Writer, it Item) (*Item, error) {
 	if err := q.check(&it); err != nil {
 		return nil, err
 	}
-	if err := persist(q.st, q.name, q.persisted(&it)); err != nil {
+	if err := persist(q.writer(w), q.name, q.persisted(&it)); err != nil {
 		return nil, err
 	}
 	return q.apply(it), nil
@@ -75,13 +84,16 @@ func (q *pq) insert(p *Item) {
 	q.h.push(p)
 }
 
-func (q *pq) pop() (*Item, error) {
+// pop removes the best item, deleting it from the store when write is set.
+func (q *pq) pop(write bool) (*Item, error) {
 	if q.h.len() == 0 {
 		return nil, nil
 	}
 	p := q.h.top()
-	if err := unpersist(q.st, q.name, p.URL); err != nil {
-		return nil, err
+	if write {
+		if err := unpersist(q.writer(nil), q.name, p.URL); err != nil {
+			return nil, err
+		}
 	}
 	q.h.pop()
 	delete(q.index, p.URL)
@@ -106,9 +118,9 @@ func (q *pq) remove(url string) (bool, error) {
 	return true, nil
 }
 
-// rescore applies fn to every item, persists the changed scores and
+// rescore applies fn to every item, writes the changed scores to w and
 // reorders the heap.
-func (q *pq) rescore(fn func(*Item) float64) error {
+func (q *pq) rescore(w Writer, fn func(*Item) float64) error {
 	var firstErr error
 	for _, e := range q.h.entries() {
 		p := e.it
@@ -117,7 +129,7 @@ func (q *pq) rescore(fn func(*Item) float64) error {
 			continue
 		}
 		p.Score = s
-		if err := persist(q.st, q.name, p); err != nil && firstErr == nil {
+		if err := persist(q.writer(w), q.name, p); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
@@ -182,7 +194,7 @@ func (q *Queue) Load() (int, error) {
 func (q *Queue) Push(it Item) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	_, err := q.q.push(it)
+	_, err := q.q.push(nil, it)
 	return err
 }
 
@@ -191,7 +203,7 @@ func (q *Queue) Push(it Item) error {
 func (q *Queue) Pop() (it Item, ok bool, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	p, err := q.q.pop()
+	p, err := q.q.pop(true)
 	if p == nil || err != nil {
 		return Item{}, false, err
 	}
@@ -244,5 +256,5 @@ func (q *Queue) Len() int {
 func (q *Queue) Rescore(fn func(*Item) float64) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.q.rescore(fn)
+	return inOneWrite(q.q.st, func(w Writer) error { return q.q.rescore(w, fn) })
 }

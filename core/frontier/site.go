@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/dwcrawl/dwcrawl/store"
@@ -48,21 +49,26 @@ func (f *SiteFrontier) Load() (int, error) {
 func (f *SiteFrontier) Push(it Item, high bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.pushLocked(nil, it, high)
+}
+
+// pushLocked is Push, writing to w (nil: the store). Caller holds f.mu.
+func (f *SiteFrontier) pushLocked(w Writer, it Item, high bool) error {
 	if it.Site == "" {
 		it.Site = it.URL
 	}
 	if f.high.index[it.URL] != nil {
-		_, err := f.high.push(it)
+		_, err := f.high.push(w, it)
 		return err
 	}
 	if p := f.low.index[it.URL]; p != nil {
 		if !high {
-			_, err := f.low.push(it)
+			_, err := f.low.push(w, it)
 			return err
 		}
 		moved := *p
 		moved.Score, moved.Depth, moved.Evidence = it.Score, it.Depth, it.Evidence
-		if err := persist(f.high.st, f.high.name, &moved); err != nil {
+		if err := persist(f.high.writer(w), f.high.name, &moved); err != nil {
 			return err
 		}
 		f.low.take(p)
@@ -74,7 +80,7 @@ func (f *SiteFrontier) Push(it Item, high bool) error {
 	if high {
 		q = f.high
 	}
-	_, err := q.push(it)
+	_, err := q.push(w, it)
 	return err
 }
 
@@ -82,11 +88,25 @@ func (f *SiteFrontier) Push(it Item, high bool) error {
 // them in one write. The URLs must be distinct (else they are pushed one at
 // a time).
 func (f *SiteFrontier) PushAll(items []Item, high bool) error {
+	return f.pushAll(nil, items, high)
+}
+
+// PushAllIn is PushAll staging its writes in w (a batch the caller commits,
+// with what else the sites' discovery records): the frontier changes in
+// memory at once, so the caller must commit w before the frontier's next
+// write, and give the frontier up if the commit fails.
+func (f *SiteFrontier) PushAllIn(w Writer, items []Item, high bool) error {
+	return f.pushAll(w, items, high)
+}
+
+func (f *SiteFrontier) pushAll(w Writer, items []Item, high bool) error {
 	seen := make(map[string]struct{}, len(items))
 	for _, it := range items {
 		if _, dup := seen[it.URL]; dup {
+			f.mu.Lock()
+			defer f.mu.Unlock()
 			for _, it := range items {
-				if err := f.Push(it, high); err != nil {
+				if err := f.pushLocked(w, it, high); err != nil {
 					return err
 				}
 			}
@@ -132,7 +152,21 @@ func (f *SiteFrontier) PushAll(items []Item, high bool) error {
 		steps = append(steps, st)
 		es = append(es, e)
 	}
-	if err := pushEntries(f.high.st, es); err != nil {
+	write := func(w Writer) error {
+		for _, e := range es {
+			if err := w.PushFrontier(e); err != nil {
+				return fmt.Errorf("frontier %s: %w", e.Queue, err)
+			}
+		}
+		return nil
+	}
+	var err error
+	if w != nil {
+		err = write(w)
+	} else if len(es) > 0 && f.high.st != nil {
+		err = inOneWrite(f.high.st, write)
+	}
+	if err != nil {
 		return err
 	}
 	for _, st := range steps {
@@ -150,6 +184,18 @@ func (f *SiteFrontier) PushAll(items []Item, high bool) error {
 // Pop removes and returns the best site of the high queue, first moving the
 // low queue into the high one if the high queue is empty (Algorithm 2).
 func (f *SiteFrontier) Pop() (it Item, ok bool, err error) {
+	return f.pop(true)
+}
+
+// PopKeep is Pop without its store write: the site's entry stays stored
+// until the caller deletes it (DeleteFrontier) in the batch that records
+// what became of the site, so that a crash before that batch leaves the
+// site queued, as if it was never popped.
+func (f *SiteFrontier) PopKeep() (it Item, ok bool, err error) {
+	return f.pop(false)
+}
+
+func (f *SiteFrontier) pop(write bool) (it Item, ok bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.high.h.len() == 0 && f.low.h.len() > 0 {
@@ -157,7 +203,7 @@ func (f *SiteFrontier) Pop() (it Item, ok bool, err error) {
 			return Item{}, false, err
 		}
 	}
-	p, err := f.high.pop()
+	p, err := f.high.pop(write)
 	if p == nil || err != nil {
 		return Item{}, false, err
 	}
@@ -231,8 +277,20 @@ func (f *SiteFrontier) Promotions() int {
 func (f *SiteFrontier) Rescore(fn func(*Item) float64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	err := f.high.rescore(fn)
-	if err2 := f.low.rescore(fn); err == nil {
+	return inOneWrite(f.high.st, func(w Writer) error { return f.rescoreLocked(w, fn) })
+}
+
+// RescoreIn is Rescore staging the new scores in w (a batch the caller
+// commits; see PushAllIn).
+func (f *SiteFrontier) RescoreIn(w Writer, fn func(*Item) float64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.rescoreLocked(w, fn)
+}
+
+func (f *SiteFrontier) rescoreLocked(w Writer, fn func(*Item) float64) error {
+	err := f.high.rescore(w, fn)
+	if err2 := f.low.rescore(w, fn); err == nil {
 		err = err2
 	}
 	return err

@@ -113,80 +113,79 @@ func (m *MemStore) Len() int {
 	return len(m.entries)
 }
 
-// persist writes it to st under queue (a no-op without a store).
-func persist(st Store, queue string, it *Item) error {
+// Writer takes frontier writes: a Store writes them at once, a
+// *store.Batch stages them for its owner to commit with the rest of a
+// batch (a page's record, a site's), so that they land together.
+type Writer interface {
+	PushFrontier(e store.FrontierEntry) error
+	DeleteFrontier(url string) error
+}
+
+// batcher is a Store that can stage several writes in one batch
+// (*store.DB).
+type batcher interface {
+	NewBatch() *store.Batch
+}
+
+// inOneWrite runs fn with a Writer whose writes reach st in one write when
+// st can batch them (one Pebble commit, not one per entry), else one at a
+// time; without a store, fn gets a nil Writer. Nothing is written when fn
+// fails.
+func inOneWrite(st Store, fn func(w Writer) error) error {
 	if st == nil {
+		return fn(nil)
+	}
+	bs, ok := st.(batcher)
+	if !ok {
+		return fn(st)
+	}
+	b := bs.NewBatch()
+	defer b.Close()
+	if err := fn(b); err != nil {
+		return err
+	}
+	if b.Empty() {
+		return nil
+	}
+	return b.Commit(false)
+}
+
+// persist writes it to w under queue (a no-op without a writer).
+func persist(w Writer, queue string, it *Item) error {
+	if w == nil {
 		return nil
 	}
 	e, err := it.entry(queue)
 	if err != nil {
 		return err
 	}
-	if err := st.PushFrontier(e); err != nil {
+	if err := w.PushFrontier(e); err != nil {
 		return fmt.Errorf("frontier %s: %w", queue, err)
 	}
 	return nil
-}
-
-// batchStore is a Store that writes several entries at once (*store.DB).
-type batchStore interface {
-	PushFrontiers(es []store.FrontierEntry) error
 }
 
 // persistAll writes its to st under queue, in one write when st can.
 func persistAll(st Store, queue string, its []Item) error {
-	if st == nil || len(its) == 0 {
+	if len(its) == 0 {
 		return nil
 	}
-	bs, ok := st.(batchStore)
-	if !ok {
+	return inOneWrite(st, func(w Writer) error {
 		for i := range its {
-			if err := persist(st, queue, &its[i]); err != nil {
+			if err := persist(w, queue, &its[i]); err != nil {
 				return err
 			}
 		}
 		return nil
-	}
-	es := make([]store.FrontierEntry, len(its))
-	for i := range its {
-		e, err := its[i].entry(queue)
-		if err != nil {
-			return err
-		}
-		es[i] = e
-	}
-	if err := bs.PushFrontiers(es); err != nil {
-		return fmt.Errorf("frontier %s: %w", queue, err)
-	}
-	return nil
+	})
 }
 
-// pushEntries writes entries (of any queues) to st, in one write when st
-// can.
-func pushEntries(st Store, es []store.FrontierEntry) error {
-	if st == nil || len(es) == 0 {
+// unpersist deletes url from w (a no-op without a writer).
+func unpersist(w Writer, queue, url string) error {
+	if w == nil {
 		return nil
 	}
-	if bs, ok := st.(batchStore); ok {
-		if err := bs.PushFrontiers(es); err != nil {
-			return fmt.Errorf("frontier: %w", err)
-		}
-		return nil
-	}
-	for _, e := range es {
-		if err := st.PushFrontier(e); err != nil {
-			return fmt.Errorf("frontier %s: %w", e.Queue, err)
-		}
-	}
-	return nil
-}
-
-// unpersist deletes url from st (a no-op without a store).
-func unpersist(st Store, queue, url string) error {
-	if st == nil {
-		return nil
-	}
-	if err := st.DeleteFrontier(url); err != nil {
+	if err := w.DeleteFrontier(url); err != nil {
 		return fmt.Errorf("frontier %s: %w", queue, err)
 	}
 	return nil
