@@ -87,28 +87,32 @@ func TopicURLs(p *profile.Profile, seeds []string) []string {
 
 // FetchTopicPages fetches pages for a custom topic's training through the
 // crawl's fetcher (robots, politeness and address policy apply), a few at
-// a time; pages that fail are left out and counted.
+// a time; pages that fail are left out and counted. The pages come in the
+// order of urls, whatever order the fetches end in, so that training (and a
+// --seed-run crawl) does not depend on timing.
 func FetchTopicPages(ctx context.Context, f Fetcher, urls []string) (pages []form.TopicPage, failed int) {
-	var mu sync.Mutex
+	got := make([]form.TopicPage, len(urls))
+	ok := make([]bool, len(urls))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
-	for _, u := range urls {
+	for i, u := range urls {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			pg, err := fetchTopicPage(ctx, f, u)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failed++
-				return
-			}
-			pages = append(pages, pg)
+			got[i], ok[i] = pg, err == nil
 		}()
 	}
 	wg.Wait()
+	for i := range got {
+		if !ok[i] {
+			failed++
+			continue
+		}
+		pages = append(pages, got[i])
+	}
 	return pages, failed
 }
 
