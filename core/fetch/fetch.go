@@ -334,12 +334,13 @@ func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *ex
 		if m == modeRaw {
 			ex.body, ex.truncated, _ = readBody(hr.Body, f.opt.MaxBody, hr.ContentLength)
 		} else {
-			_, _ = io.CopyN(io.Discard, hr.Body, 4<<10) // lets a small error page keep the connection
+			drainSmall(hr)
 		}
 		return &StatusError{Code: hr.StatusCode, RetryAfter: retryAfter(hr.Header, f.opt.Clock.Now())}
 	}
 	if m != modeRaw && (hr.StatusCode < 200 || hr.StatusCode > 299) {
-		return nil // redirects and errors: no body needed
+		drainSmall(hr) // redirects and errors: no body needed
+		return nil
 	}
 	limit := f.opt.MaxBody
 	if m == modeRobots {
@@ -404,6 +405,18 @@ func readBody(r io.Reader, limit, size int64) ([]byte, bool, error) {
 		return b[:limit], true, nil
 	}
 	return b, false, err
+}
+
+// drainSmall reads the rest of a small body the crawl does not need, so
+// that closing it keeps the connection for the next request: the Transport
+// closes a connection whose body was closed unread, and every redirect, 404
+// robots.txt or sitemap then cost a new TCP connection on both ends. A body
+// declared larger than 4 KiB is cheaper to drop with its connection.
+func drainSmall(hr *http.Response) {
+	if hr.ContentLength > 4<<10 {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, hr.Body, 4<<10)
 }
 
 // retryAfter parses a Retry-After header (seconds or an HTTP date).

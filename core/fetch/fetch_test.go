@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -291,8 +292,11 @@ func TestFetchReset(t *testing.T) {
 	if err != nil || !bytes.Contains(resp.Body, []byte("made it")) {
 		t.Fatalf("flaky: err %v body %q", err, resp.Body)
 	}
-	if resp.Attempts < 3 {
-		t.Errorf("attempts = %d, want ≥ 3", resp.Attempts)
+	// the server reset two requests; the Transport itself resends a
+	// request reset on a kept-alive connection once, so the fetcher may
+	// have counted only two attempts of its own
+	if got := n.Load(); got != 3 || resp.Attempts < 2 {
+		t.Errorf("server saw %d requests (want 3), fetcher attempts %d (want ≥ 2)", got, resp.Attempts)
 	}
 	resp, err = f.Fetch(context.Background(), s.URL+"/dead")
 	if err == nil || Reason(err) != "network" || resp.Attempts != 4 {
@@ -726,6 +730,58 @@ func TestReadBodySizes(t *testing.T) {
 			b, trunc, err := readBody(strings.NewReader(body), tt.limit, tt.size)
 			if err != nil || len(b) != tt.want || trunc != tt.truncated || string(b) != body[:tt.want] {
 				t.Errorf("got %d bytes, truncated %v, err %v; want %d, %v", len(b), trunc, err, tt.want, tt.truncated)
+			}
+		})
+	}
+}
+
+// TestConnectionKeptAfterUnreadBody checks that responses whose body the
+// crawl does not need (robots.txt 404, error pages, redirects) leave their
+// connection open for the next request when small, and are dropped with it
+// when declared large.
+func TestConnectionKeptAfterUnreadBody(t *testing.T) {
+	big := strings.Repeat("x", 8<<10)
+	for _, tc := range []struct {
+		name  string
+		path  string
+		conns int32 // connections opened for robots.txt + two fetches
+	}{
+		{"small 404", "/missing", 1},
+		{"small 410", "/gone", 1},
+		{"redirect", "/moved", 1},
+		{"large 404", "/big-missing", 2}, // the first one closes robots.txt's connection
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var conns atomic.Int32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/robots.txt", "/missing":
+					http.NotFound(w, r)
+				case "/gone":
+					http.Error(w, "gone", http.StatusGone)
+				case "/moved":
+					http.Redirect(w, r, "/page", http.StatusMovedPermanently)
+				case "/big-missing":
+					w.Header().Set("Content-Length", strconv.Itoa(len(big)))
+					w.WriteHeader(http.StatusNotFound)
+					io.WriteString(w, big)
+				default:
+					html("page")(w, r)
+				}
+			}))
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			t.Cleanup(srv.Close)
+			f, _ := newTestFetcher(t, Options{})
+			for i := 0; i < 2; i++ {
+				_, _ = f.Fetch(context.Background(), srv.URL+tc.path)
+			}
+			if got := conns.Load(); got != tc.conns {
+				t.Errorf("%s: %d connections opened, want %d", tc.path, got, tc.conns)
 			}
 		})
 	}
