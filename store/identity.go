@@ -34,7 +34,8 @@ type Identity struct {
 	ProfileHash string `json:"profile_hash,omitempty"`
 	Domain      string `json:"domain,omitempty"`
 	Strategy    string `json:"strategy,omitempty"`
-	// Web is "real" or "simweb seed N config HASH".
+	// Web is "real web" or "simweb seed N config HASH, DATA" (DATA: "built-in
+	// data" or "data HASH"; directories of older versions omit it).
 	Web     string    `json:"web,omitempty"`
 	Created time.Time `json:"created"`
 	// Updated is when a later command was allowed to change the identity

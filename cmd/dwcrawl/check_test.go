@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
@@ -258,9 +259,15 @@ func TestCrawlDirectoryIdentity(t *testing.T) {
 		{"other profile", []string{"run", "--testbed", "--config", cfg, "--pages", "300", "--dir", dir, book}, []string{"profile auto", "profile book", "--continue-as"}},
 		{"other strategy", []string{"run", "--testbed", "--config", cfg, "--pages", "300", "--strategy", "ache", "--dir", dir, autoProfile}, []string{"strategy smartcrawler", "strategy ache"}},
 		{"other web", []string{"run", "--testbed", "--config", cfg, "--seed", "2", "--pages", "300", "--dir", dir, autoProfile}, []string{"simweb seed 1", "simweb seed 2"}},
+		// the same seed and configuration on other data (an empty data
+		// folder here; a run from another working directory in use)
+		{"other data", []string{"run", "--testbed", "--config", cfg, "--pages", "300", "--dir", dir, autoProfile}, []string{"→ simweb seed 1", "data e3b0c44298fc" /* SHA-256 of no files */, shareddata.EnvVar}},
 		{"enrich into a crawl", []string{"enrich", "--local", local, "--columns", "title,author", "--interface", url, "--budget", "2", "--dir", dir}, []string{"crawl directory", "made by dwcrawl run", "an enrich directory"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "other data" {
+				t.Setenv(shareddata.EnvVar, t.TempDir())
+			}
 			out, _, err := runApp(t, tc.args...)
 			if err == nil {
 				t.Fatalf("accepted:\n%s", out)

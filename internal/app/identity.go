@@ -13,6 +13,7 @@ import (
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
@@ -37,9 +38,10 @@ func profileHash(p *profile.Profile) string {
 }
 
 // webIdentity names the web a crawl runs against: the real web, or a
-// simulated web by seed and configuration (the data directory's location
-// left out: the same data seen from another working directory is the
-// same web).
+// simulated web by seed, configuration and data (by content, not location:
+// the same data seen from another working directory is the same web, while
+// the shared data folder and the built-in data, which `run --testbed` picks
+// by whether the folder is found, make different webs).
 func webIdentity(w *simweb.Web) string {
 	if w == nil {
 		return "real web"
@@ -47,7 +49,25 @@ func webIdentity(w *simweb.Web) string {
 	cfg := w.Config()
 	cfg.Data = ""
 	h := sha256.Sum256(cfg.JSON())
-	return fmt.Sprintf("simweb seed %d config %s", w.Config().Seed, hex.EncodeToString(h[:6]))
+	return fmt.Sprintf("simweb seed %d config %s, %s", w.Config().Seed, hex.EncodeToString(h[:6]), w.DataID())
+}
+
+// dataOnly reports whether two simulated web identities differ in their
+// data alone.
+func dataOnly(have, want string) bool {
+	h, _, ok1 := strings.Cut(have, ", ")
+	w, _, ok2 := strings.Cut(want, ", ")
+	return ok1 && ok2 && h == w && have != want
+}
+
+// sameWeb compares recorded and current web identities. Directories made
+// before the data was part of it record "simweb seed N config H" alone:
+// that matches any data.
+func sameWeb(have, want string) bool {
+	if have == want {
+		return true
+	}
+	return strings.HasPrefix(have, "simweb ") && !strings.Contains(have, ", ") && strings.HasPrefix(want, have+", ")
 }
 
 // strategyOf is the strategy a crawl of s runs (as crawl.New decides it).
@@ -89,13 +109,18 @@ func checkCrawlDir(dir string, have store.Identity, ok bool, want store.Identity
 		{"strategy", have.Strategy, want.Strategy},
 		{"web", have.Web, want.Web},
 	} {
-		if d[1] != d[2] {
+		if d[1] != d[2] && !(d[0] == "web" && sameWeb(d[1], d[2])) {
 			diffs = append(diffs, fmt.Sprintf("%s %s → %s", d[0], d[1], d[2]))
 		}
 	}
 	if len(diffs) > 0 && !force {
-		return false, fmt.Errorf("crawl directory %s holds a crawl of %s; this run is %s: %w (%s). Give another --dir for a new crawl, or %s to continue this directory as this run",
-			dir, describe(have), describe(want), ErrOtherCrawl, strings.Join(diffs, ", "), ContinueAsFlag)
+		why := ""
+		if dataOnly(have.Web, want.Web) {
+			why = " The simulated web is built from the shared data folder when one is found above the working directory (or named by $" +
+				shareddata.EnvVar + "), from built-in data otherwise: run from where the crawl began."
+		}
+		return false, fmt.Errorf("crawl directory %s holds a crawl of %s; this run is %s: %w (%s).%s Give another --dir for a new crawl, or %s to continue this directory as this run",
+			dir, describe(have), describe(want), ErrOtherCrawl, strings.Join(diffs, ", "), why, ContinueAsFlag)
 	}
 	switch {
 	case len(diffs) > 0:

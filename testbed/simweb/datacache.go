@@ -219,7 +219,19 @@ func dataCacheDir() string {
 func dataCacheKey(dir string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "v%d\x00%s\x00", dataCacheVersion, dir)
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+	err := walkDataFiles(dir, func(p string, info fs.FileInfo) {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", p, info.Size(), info.ModTime().UnixNano())
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// walkDataFiles calls fn for every file of the data directory dir, in
+// lexical order, hidden directories left out.
+func walkDataFiles(dir string, fn func(path string, info fs.FileInfo)) error {
+	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -233,13 +245,32 @@ func dataCacheKey(dir string) (string, error) {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", p, info.Size(), info.ModTime().UnixNano())
+		fn(p, info)
 		return nil
 	})
-	if err != nil {
-		return "", err
+}
+
+// DataID names the data the web was generated from, wherever it is seen
+// from: "built-in data", or "data " and a hash of the data directory's
+// file names (relative to it) and sizes. Two crawls of webs with the same
+// seed and configuration but another DataID ran against different webs.
+func (w *Web) DataID() string {
+	dir := w.data.Dir
+	if dir == "" {
+		return "built-in data"
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32], nil
+	h := sha256.New()
+	err := walkDataFiles(dir, func(p string, info fs.FileInfo) {
+		rel, rerr := filepath.Rel(dir, p)
+		if rerr != nil {
+			rel = p
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), info.Size())
+	})
+	if err != nil {
+		return "data " + dir // unreadable now: its location is all there is
+	}
+	return "data " + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // loadDataCached is loadData through the cache.
