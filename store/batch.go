@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -46,8 +47,19 @@ type urlOp struct {
 
 // NewBatch starts a batch. Always Close it (after Commit, or to discard it).
 func (db *DB) NewBatch() *Batch {
-	return &Batch{db: db, pb: db.pdb.NewBatch()}
+	b := &Batch{db: db, pb: db.pdb.NewBatch()}
+	if bp, _ := batchBufs.Get().(*[]byte); bp != nil {
+		b.buf = (*bp)[:0]
+	}
+	return b
 }
+
+// batchBufs recycles the scratch buffers of closed batches: a crawl makes
+// one batch per page and packs the page's record (kilobytes) in its buffer.
+var batchBufs sync.Pool
+
+// maxPooledBuf bounds the buffers kept in batchBufs.
+const maxPooledBuf = 256 << 10
 
 func (b *Batch) usable() error {
 	if b.done {
@@ -264,6 +276,11 @@ func (b *Batch) commit(sync bool) error {
 
 // Close releases the batch; an uncommitted batch is discarded.
 func (b *Batch) Close() error {
+	if b.buf != nil && cap(b.buf) <= maxPooledBuf {
+		buf := b.buf[:0] // pebble copied what was set from it
+		batchBufs.Put(&buf)
+	}
+	b.buf = nil
 	b.done = true
 	if b.pb == nil {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"syscall"
@@ -46,6 +47,7 @@ func newApp() *cli.App {
 		HideVersion:          false,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the command to `FILE` (go tool pprof)"},
+			&cli.StringFlag{Name: "memprofile", Hidden: true, Usage: "write the command's allocations (go tool pprof -sample_index=alloc_space) to `FILE` when it ends"},
 		},
 		Before: startProfile,
 		After:  stopProfile,
@@ -56,9 +58,26 @@ func newApp() *cli.App {
 var profileStop func() error
 
 func startProfile(c *cli.Context) error {
+	if mem := c.String("memprofile"); mem != "" {
+		runtime.MemProfileRate = 64 << 10 // fewer samples than the default: the profile is of a long crawl
+		profileStop = func() error {
+			f, err := os.Create(mem)
+			if err != nil {
+				return err
+			}
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				f.Close()
+				return fmt.Errorf("--memprofile: %w", err)
+			}
+			return f.Close()
+		}
+	}
 	path := c.String("cpuprofile")
 	if path == "" {
 		return nil
+	}
+	if profileStop != nil {
+		return fmt.Errorf("--cpuprofile and --memprofile: give one")
 	}
 	f, err := os.Create(path)
 	if err != nil {

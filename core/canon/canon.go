@@ -67,6 +67,9 @@ func Resolve(base *url.URL, ref string) (string, error) {
 // raw has no valid host. A raw value without a scheme is read as a host name
 // with an optional path ("Example.COM/a" → "example.com").
 func Host(raw string) string {
+	if site, n, ok := plainSite(raw); ok {
+		return site[n:]
+	}
 	p, err := split(withScheme(raw))
 	if err != nil {
 		return ""
@@ -78,11 +81,45 @@ func Host(raw string) string {
 // ports dropped), or "" if raw is not a valid http(s) URL. Like Host, it
 // accepts a bare host name.
 func Site(raw string) string {
+	if site, _, ok := plainSite(raw); ok {
+		return site
+	}
 	p, err := split(withScheme(raw))
 	if err != nil {
 		return ""
 	}
 	return p.site()
+}
+
+// plainSite is Site without allocating for the common case, a URL that is
+// already canonical up to its path: "http://" or "https://", a host of
+// lower-case letters, digits, '-', '_' and inner dots, no port, user or
+// escape, then the end, '/', '?' or '#'. It returns the site, the offset of
+// the host in it, and false for anything else (which split handles).
+func plainSite(raw string) (site string, host int, ok bool) {
+	switch {
+	case strings.HasPrefix(raw, "http://"):
+		host = len("http://")
+	case strings.HasPrefix(raw, "https://"):
+		host = len("https://")
+	default:
+		return "", 0, false
+	}
+	end := host
+	for ; end < len(raw); end++ {
+		c := raw[end]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			break
+		}
+	}
+	if end < len(raw) && raw[end] != '/' && raw[end] != '?' && raw[end] != '#' {
+		return "", 0, false
+	}
+	h := raw[host:end]
+	if h == "" || h[0] == '.' || h[len(h)-1] == '.' || strings.Contains(h, "..") {
+		return "", 0, false
+	}
+	return raw[:end], host, true
 }
 
 // parts is a URL split into canonical components.

@@ -199,9 +199,47 @@ func FuzzCanonical(f *testing.F) {
 				t.Fatalf("Resolve(%q) = %q not canonical: %q %v", raw, r, r2, err)
 			}
 		}
-		_ = Host(raw)
-		_ = Site(raw)
+		checkPlainSite(t, raw)
 	})
+}
+
+// checkPlainSite checks that Host and Site's shortcut answers what the
+// full parse does.
+func checkPlainSite(t *testing.T, raw string) {
+	t.Helper()
+	site, host, ok := plainSite(raw)
+	if !ok {
+		return
+	}
+	p, err := split(withScheme(raw))
+	if err != nil {
+		t.Fatalf("plainSite(%q) = %q, the full parse fails: %v", raw, site, err)
+	}
+	if site != p.site() || site[host:] != p.host {
+		t.Fatalf("plainSite(%q) = %q host %q, the full parse %q host %q", raw, site, site[host:], p.site(), p.host)
+	}
+}
+
+// TestPlainSite runs the shortcut of Host and Site against the full parse on
+// URLs at its edges.
+func TestPlainSite(t *testing.T) {
+	for _, raw := range []string{
+		"http://example.com", "http://example.com/", "https://a-b_c.example.org/x?y#z", "http://example.com?q",
+		"http://example.com#f", "http://Example.com/", "http://example.com./", "http://.example.com/",
+		"http://exa..mple.com/", "http://example.com:80/", "http://example.com:8080/", "http://u@example.com/",
+		"http://ex%41mple.com/", "http://example.com\\a", "http://example.com /", " http://example.com/",
+		"http://ex\tample.com/", "http:///example.com/", "http://", "https://", "http://[::1]/", "http://bücher.example/",
+		"http://1.2.3.4/", "http://example.com;x", "HTTP://example.com/",
+	} {
+		t.Run(raw, func(t *testing.T) {
+			checkPlainSite(t, raw)
+			_, _, ok := plainSite(raw)
+			want := Site(raw)
+			if p, err := split(withScheme(raw)); err == nil && p.site() != want {
+				t.Errorf("Site(%q) = %q, the full parse %q (shortcut %v)", raw, want, p.site(), ok)
+			}
+		})
+	}
 }
 
 func TestRedacted(t *testing.T) {
@@ -226,5 +264,16 @@ func TestRedacted(t *testing.T) {
 	msg := `Get "https://api.example.test/s?key=abc": dial tcp: refused`
 	if got := RedactIn(msg, "https://api.example.test/s?key=abc"); strings.Contains(got, "abc") || !strings.Contains(got, "key=REDACTED") {
 		t.Fatalf("RedactIn: %q", got)
+	}
+}
+
+// BenchmarkSite: the site of a canonical URL, as the crawler asks for it
+// for every page and link.
+func BenchmarkSite(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if Site("http://www.example-autos.com/inventory/used/list.php?make=ford&page=2") == "" {
+			b.Fatal("no site")
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
@@ -373,11 +374,20 @@ func (e *Engine) record(rec *pageRecord, v *visited, pre preStager, extra stager
 			return err
 		}
 	}
-	text, err := rec.encode(nil)
+	bp, _ := recordBufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	text, err := rec.encode((*bp)[:0])
 	if err != nil {
 		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
 	}
-	if err := b.PutJSONText(store.TagPages, []byte(rec.URL), text); err != nil {
+	err = b.PutJSONText(store.TagPages, []byte(rec.URL), text) // copies text
+	if cap(text) <= maxPooledRecord {
+		*bp = text[:0]
+		recordBufs.Put(bp)
+	}
+	if err != nil {
 		return err
 	}
 	fd, err := e.stageFailure(b, rec, v, now)
@@ -450,6 +460,14 @@ func (e *Engine) record(rec *pageRecord, v *visited, pre preStager, extra stager
 	e.applyFailures(fd)
 	return nil
 }
+
+// recordBufs recycles the buffers page records are encoded into: grown by
+// appends for every page, they were a tenth of a crawl's allocations.
+var recordBufs sync.Pool
+
+// maxPooledRecord bounds the buffers kept in recordBufs (a page with a
+// huge text is not worth keeping one for).
+const maxPooledRecord = 256 << 10
 
 // replay returns the stored record of a page fetched by an earlier run.
 func (e *Engine) replay(u string) (pageRecord, bool, error) {
