@@ -32,6 +32,9 @@ var idnaProfile = idna.New(idna.MapForLookup(), idna.StrictDomainName(false), id
 // query parameters sorted, percent-escapes normalised, dot segments removed
 // and an empty path written "/".
 func Canonical(raw string) (string, error) {
+	if c, ok := plainCanonical(raw); ok {
+		return c, nil
+	}
 	p, err := split(raw)
 	if err != nil {
 		return "", fmt.Errorf("canonical %q: %w", clip(raw), err)
@@ -48,6 +51,73 @@ func Resolve(base *url.URL, ref string) (string, error) {
 	if base == nil {
 		return Canonical(ref)
 	}
+	if u, ok := plainResolve(base, ref); ok {
+		return u, nil
+	}
+	return resolve(base, ref)
+}
+
+// plainCanonical is Canonical for a URL that is canonical already but for
+// a fragment or an empty path: a plain site (plainSite) and a path of
+// unreserved characters and slashes without dot segments or query. false
+// for anything else.
+func plainCanonical(raw string) (string, bool) {
+	site, _, ok := plainSite(raw)
+	if !ok {
+		return "", false
+	}
+	rest := raw[len(site):]
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		rest = rest[:i]
+	}
+	if rest == "" {
+		return site + "/", true
+	}
+	if rest[0] != '/' || strings.Contains(rest, "/.") {
+		return "", false
+	}
+	for i := 1; i < len(rest); i++ {
+		if c := rest[i]; c != '/' && !isUnreserved(c) {
+			return "", false
+		}
+	}
+	return site + rest, true
+}
+
+// plainResolve is Resolve for the commonest link, a path from the root of
+// plain characters ("/cars/used-list.html") on a page of a plain host: the
+// canonical result is the base's site and the path, which Resolve would find
+// parsing the reference, resolving it, printing and re-parsing the result.
+// false for anything else.
+func plainResolve(base *url.URL, ref string) (string, bool) {
+	if len(ref) == 0 || ref[0] != '/' || len(ref) > 1 && ref[1] == '/' || strings.Contains(ref, "/.") {
+		return "", false
+	}
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		ref = ref[:i]
+	}
+	for i := 1; i < len(ref); i++ {
+		if c := ref[i]; c != '/' && !isUnreserved(c) {
+			return "", false
+		}
+	}
+	if (base.Scheme != "http" && base.Scheme != "https") || base.User != nil || base.Opaque != "" {
+		return "", false
+	}
+	h := base.Host
+	if h == "" || h[0] == '.' || h[len(h)-1] == '.' || strings.Contains(h, "..") {
+		return "", false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return "", false
+		}
+	}
+	return base.Scheme + "://" + h + ref, true
+}
+
+// resolve is Resolve on a cleaned reference against a base.
+func resolve(base *url.URL, ref string) (string, error) {
 	if i := schemeEnd(ref); i > 0 {
 		if !isHTTP(ref[:i]) {
 			return "", fmt.Errorf("resolve %q: %w", clip(ref), ErrScheme)

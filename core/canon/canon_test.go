@@ -200,7 +200,33 @@ func FuzzCanonical(f *testing.F) {
 			}
 		}
 		checkPlainSite(t, raw)
+		if c, ok := plainCanonical(raw); ok {
+			p, err := split(raw)
+			if err != nil || p.String() != c {
+				t.Fatalf("plainCanonical(%q) = %q, the full parse %v %v", raw, c, p, err)
+			}
+		}
+		for _, b := range []*url.URL{base, plainBase} {
+			checkPlainResolve(t, b, raw)
+		}
 	})
+}
+
+var plainBase, _ = url.Parse("https://www.cars-4-u.example.org/used/list.php?make=ford")
+
+// checkPlainResolve checks that Resolve's shortcut answers what the full
+// resolution does.
+func checkPlainResolve(t *testing.T, base *url.URL, ref string) {
+	t.Helper()
+	ref = cleanSpace(ref)
+	got, ok := plainResolve(base, ref)
+	if !ok {
+		return
+	}
+	want, err := resolve(base, ref)
+	if err != nil || got != want {
+		t.Fatalf("plainResolve(%s, %q) = %q, the full resolution %q %v", base, ref, got, want, err)
+	}
 }
 
 // checkPlainSite checks that Host and Site's shortcut answers what the
@@ -217,6 +243,56 @@ func checkPlainSite(t *testing.T, raw string) {
 	}
 	if site != p.site() || site[host:] != p.host {
 		t.Fatalf("plainSite(%q) = %q host %q, the full parse %q host %q", raw, site, site[host:], p.site(), p.host)
+	}
+}
+
+// TestPlainResolve runs the shortcut of Resolve against the full resolution
+// on references and bases at its edges.
+func TestPlainResolve(t *testing.T) {
+	var bases []*url.URL
+	for _, b := range []string{"http://example.com/a/b.html", "https://www.ex-1.example/?q=1", "http://Example.com/",
+		"http://example.com:8080/", "http://u@example.com/", "http://example.com./", "ftp://example.com/", "http://[::1]/x"} {
+		u, err := url.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bases = append(bases, u)
+	}
+	for _, ref := range []string{"/", "/a", "/a/b.html", "/A/B~c_d-e.f", "/a#frag", "/a/./b", "/a/../b", "/a/.", "/..", "//host/a",
+		"/a?q=1", "/a;jsessionid=12", "/a%41", "/a b", "/a\\b", "a/b", "", "#x", "/a/b/", "/a//b", "/é"} {
+		for _, b := range bases {
+			checkPlainResolve(t, b, ref)
+			got, err := Resolve(b, ref)
+			want, werr := resolve(b, cleanSpace(ref))
+			if got != want || (err == nil) != (werr == nil) {
+				t.Errorf("Resolve(%s, %q) = %q %v, the full resolution %q %v", b, ref, got, err, want, werr)
+			}
+		}
+	}
+	if _, ok := plainResolve(bases[0], "/cars/list.html"); !ok {
+		t.Error("the shortcut is not taken for a plain path on a plain host")
+	}
+}
+
+// TestPlainCanonical runs Canonical's shortcut against the full parse on
+// URLs at its edges.
+func TestPlainCanonical(t *testing.T) {
+	taken := 0
+	for _, raw := range []string{"http://example.com", "http://example.com/", "https://a.example/b/c.html#x", "http://example.com#x",
+		"http://example.com/a/./b", "http://example.com/a/..", "http://example.com/a?b=1", "http://example.com/a;sid=1",
+		"http://example.com/%41", "http://Example.com/a", "http://example.com:80/a", "http://example.com/a b", "http://example.com//a",
+		"http://example.com/~u/A_B-c.d"} {
+		c, ok := plainCanonical(raw)
+		p, err := split(raw)
+		if ok {
+			taken++
+			if err != nil || p.String() != c {
+				t.Errorf("plainCanonical(%q) = %q, the full parse %v %v", raw, c, p, err)
+			}
+		}
+	}
+	if taken < 6 {
+		t.Errorf("the shortcut was taken for %d URLs, want the 6 plain ones at least", taken)
 	}
 }
 
@@ -264,6 +340,17 @@ func TestRedacted(t *testing.T) {
 	msg := `Get "https://api.example.test/s?key=abc": dial tcp: refused`
 	if got := RedactIn(msg, "https://api.example.test/s?key=abc"); strings.Contains(got, "abc") || !strings.Contains(got, "key=REDACTED") {
 		t.Fatalf("RedactIn: %q", got)
+	}
+}
+
+// BenchmarkResolve: a link from the root of its site, as most are.
+func BenchmarkResolve(b *testing.B) {
+	b.ReportAllocs()
+	base, _ := url.Parse("http://www.example-autos.com/inventory/used/list.php?make=ford&page=2")
+	for i := 0; i < b.N; i++ {
+		if _, err := Resolve(base, "/inventory/new/ford-focus.html"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
