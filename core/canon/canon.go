@@ -76,12 +76,21 @@ func plainCanonical(raw string) (string, bool) {
 	if rest[0] != '/' || strings.Contains(rest, "/.") {
 		return "", false
 	}
-	for i := 1; i < len(rest); i++ {
-		if c := rest[i]; c != '/' && !isUnreserved(c) {
-			return "", false
-		}
+	if !plainPath(rest) {
+		return "", false
 	}
 	return site + rest, true
+}
+
+// plainPath reports whether p (starting with '/', no dot segment) is made
+// of unreserved characters and slashes only: canonical as it is.
+func plainPath(p string) bool {
+	for i := 1; i < len(p); i++ {
+		if c := p[i]; c != '/' && !isUnreserved(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // plainResolve is Resolve for the commonest link, a path from the root of
@@ -96,24 +105,16 @@ func plainResolve(base *url.URL, ref string) (string, bool) {
 	if i := strings.IndexByte(ref, '#'); i >= 0 {
 		ref = ref[:i]
 	}
-	for i := 1; i < len(ref); i++ {
-		if c := ref[i]; c != '/' && !isUnreserved(c) {
-			return "", false
-		}
+	if !plainPath(ref) {
+		return "", false
 	}
 	if (base.Scheme != "http" && base.Scheme != "https") || base.User != nil || base.Opaque != "" {
 		return "", false
 	}
-	h := base.Host
-	if h == "" || h[0] == '.' || h[len(h)-1] == '.' || strings.Contains(h, "..") {
+	if !plainHost(base.Host) {
 		return "", false
 	}
-	for i := 0; i < len(h); i++ {
-		if c := h[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
-			return "", false
-		}
-	}
-	return base.Scheme + "://" + h + ref, true
+	return base.Scheme + "://" + base.Host + ref, true
 }
 
 // resolve is Resolve on a cleaned reference against a base.
@@ -176,20 +177,37 @@ func plainSite(raw string) (site string, host int, ok bool) {
 		return "", 0, false
 	}
 	end := host
-	for ; end < len(raw); end++ {
-		c := raw[end]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
-			break
-		}
+	for end < len(raw) && hostByte(raw[end]) {
+		end++
 	}
-	if end < len(raw) && raw[end] != '/' && raw[end] != '?' && raw[end] != '#' {
-		return "", 0, false
-	}
-	h := raw[host:end]
-	if h == "" || h[0] == '.' || h[len(h)-1] == '.' || strings.Contains(h, "..") {
+	if end < len(raw) && raw[end] != '/' && raw[end] != '?' && raw[end] != '#' || !plainLabels(raw[host:end]) {
 		return "", 0, false
 	}
 	return raw[:end], host, true
+}
+
+// hostByte reports whether c may be in a canonical host name.
+func hostByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_'
+}
+
+// plainLabels reports whether the host name h has no empty label.
+func plainLabels(h string) bool {
+	return h != "" && h[0] != '.' && h[len(h)-1] != '.' && !strings.Contains(h, "..")
+}
+
+// plainHost reports whether h is a canonical host name as it is: hostByte
+// characters, with no empty label.
+func plainHost(h string) bool {
+	if !plainLabels(h) {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if !hostByte(h[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // parts is a URL split into canonical components.
@@ -318,8 +336,7 @@ func canonHost(h string) (string, error) {
 		return "", ErrHost
 	}
 	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+		if !hostByte(h[i]) {
 			return "", ErrHost
 		}
 	}
