@@ -301,17 +301,10 @@ func loadDataCached(dir string) (*Data, error) {
 		return nil, err
 	}
 	d.key = key
-	if b, err := encodeDataCache(d); err == nil && os.MkdirAll(cdir, 0o755) == nil {
-		tmp, err := os.CreateTemp(cdir, "simweb-data-*.tmp")
-		if err == nil {
-			_, werr := tmp.Write(b)
-			cerr := tmp.Close()
-			if werr == nil && cerr == nil {
-				os.Rename(tmp.Name(), file)
-			} else {
-				os.Remove(tmp.Name())
-			}
-		}
+	// the newest entries are kept: the shared data folder's files get new
+	// times when it is set up again, each time a new entry
+	if b, err := encodeDataCache(d); err == nil {
+		writeCacheFile(file, b, "simweb-data-*.gob")
 	}
 	return d, nil
 }

@@ -1,6 +1,7 @@
 package simweb
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -58,6 +59,19 @@ func TestDataCache(t *testing.T) {
 	}
 	if entries, _ = filepath.Glob(filepath.Join(cache, "simweb-data-*.gob")); len(entries) != 2 {
 		t.Errorf("after a data change: cache entries %v, want two", entries)
+	}
+	// every change makes an entry; only the newest engineCacheKeep stay
+	for n := 2; n <= engineCacheKeep+2; n++ {
+		row := fmt.Sprintf("iata,name,city,state\nAAA,Alpha Field %d,Springfield,IL\n", n)
+		if err := os.WriteFile(airports, []byte(row), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := loadDataCached(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if entries, _ = filepath.Glob(filepath.Join(cache, "simweb-data-*.gob")); len(entries) != engineCacheKeep {
+		t.Errorf("after %d data changes: %d cache entries, want %d", engineCacheKeep+1, len(entries), engineCacheKeep)
 	}
 	// A damaged pool (the last topic's) is read from the directory again.
 	damaged, err := loadDataCached(dir)

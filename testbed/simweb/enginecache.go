@@ -43,7 +43,9 @@ var engineCacheMinBuild = 300 * time.Millisecond
 // engineBuilds counts the indexes built (tests).
 var engineBuilds atomic.Int64
 
-// engineCacheKeep bounds the index files kept (the oldest are removed).
+// engineCacheKeep bounds the cache files of each kind kept (the oldest are
+// removed): indexes, and data read from a data folder (19 MB each for the
+// shared one).
 const engineCacheKeep = 6
 
 var engineMagic = []byte("dwcrawl-simweb-engine\n")
