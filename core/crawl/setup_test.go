@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 
 	"github.com/dwcrawl/dwcrawl/core/fetch"
@@ -35,6 +36,9 @@ type Setup struct {
 	TestbedSeeds int
 	Logger       *slog.Logger
 	Reproducible bool
+	// Transport, when set, wraps the transport that reaches the web (a
+	// test's delays or faults).
+	Transport func(http.RoundTripper) http.RoundTripper
 }
 
 // RemoteWeb is what a crawler knows of a simulated web another process
@@ -112,6 +116,9 @@ func Assemble(ctx context.Context, s Setup) (*Crawl, error) {
 	fo = simweb.FetchOptions(fo, s.Web, addr)
 	if s.Web == nil && s.Remote != nil {
 		fo.AllowHost = s.Remote.HasHost
+	}
+	if s.Transport != nil {
+		fo.Transport = s.Transport(fo.Transport)
 	}
 	if c.Fetcher, err = fetch.New(fo); err != nil {
 		return nil, err

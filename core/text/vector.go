@@ -1,7 +1,9 @@
 package text
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -22,25 +24,35 @@ func NewVector(terms []string) Vector {
 	return v
 }
 
-// Norm returns the Euclidean length of v.
+// Norm returns the Euclidean length of v. The terms are summed in their
+// lexical order: in map order (random in every range) the last bits of the
+// sum changed from call to call, and so did which of two links a space
+// ranked equally came first (a --seed-run crawl went another way).
 func (v Vector) Norm() float64 {
 	var s float64
-	for _, w := range v {
+	for _, t := range v.terms() {
+		w := v[t]
 		s += w * w
 	}
 	return math.Sqrt(s)
 }
 
-// Dot returns the inner product of v and u.
+// Dot returns the inner product of v and u, summed in the terms' lexical
+// order (see Norm).
 func (v Vector) Dot(u Vector) float64 {
 	if len(u) < len(v) {
 		v, u = u, v
 	}
 	var s float64
-	for t, w := range v {
-		s += w * u[t]
+	for _, t := range v.terms() {
+		s += v[t] * u[t]
 	}
 	return s
+}
+
+// terms returns v's terms in lexical order.
+func (v Vector) terms() []string {
+	return slices.Sorted(maps.Keys(v))
 }
 
 // Cosine returns the cosine similarity of a and b, and 0 when either is
