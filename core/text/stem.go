@@ -9,22 +9,29 @@ import (
 )
 
 // stemCache memoises stems: crawls see the same few thousand words millions
-// of times and the Snowball stemmer allocates. Look-ups read an immutable
-// snapshot without locking (workers on several cores would otherwise keep
-// taking a shared lock's cache line from one another); new stems wait in a
-// small locked map until enough of them are merged into a new snapshot. It
-// is bounded: past stemCacheMax words it starts over, so the rare words of
-// a long crawl cannot grow it without limit.
-var stemCache = &stemMemo{pending: make(map[string]string)}
+// of times and the Snowball stemmer allocates. Each entry also says whether
+// the word is a stop word, so that Terms looks a token up once. Look-ups read
+// an immutable snapshot without locking (workers on several cores would
+// otherwise keep taking a shared lock's cache line from one another); new
+// stems wait in a small locked map until enough of them are merged into a
+// new snapshot. It is bounded: past stemCacheMax words it starts over, so the
+// rare words of a long crawl cannot grow it without limit.
+var stemCache = &stemMemo{pending: make(map[string]termEntry)}
 
 // stemCacheMax bounds the words the cache holds (as the 64 shards of 4,096
 // it replaced).
 const stemCacheMax = 256 << 10
 
+// termEntry is what the cache knows of a lower-case word.
+type termEntry struct {
+	stem string
+	stop bool
+}
+
 type stemMemo struct {
-	snap    atomic.Pointer[map[string]string] // read-only once stored
+	snap    atomic.Pointer[map[string]termEntry] // read-only once stored
 	mu      sync.Mutex
-	pending map[string]string // stems not yet in snap
+	pending map[string]termEntry // stems not yet in snap
 }
 
 // Stem returns the English Snowball stem of a lower-case word. Words that
@@ -34,39 +41,57 @@ func Stem(w string) string {
 		return w
 	}
 	if m := stemCache.snap.Load(); m != nil {
-		if s, ok := (*m)[w]; ok {
-			return s
+		if e, ok := (*m)[w]; ok {
+			return e.stem
 		}
 	}
-	return stemCache.miss(w)
-}
-
-func (c *stemMemo) miss(w string) string {
+	c := stemCache
 	c.mu.Lock()
-	s, ok := c.pending[w]
+	e, ok := c.pending[w]
 	c.mu.Unlock()
 	if ok {
-		return s
+		return e.stem
 	}
 	// w may be a slice of a whole page's text (Tokenize): the cache keeps
 	// a copy, not the page
-	w = strings.Clone(w)
-	s = english.Stem(w, false)
+	return c.add(strings.Clone(w)).stem
+}
+
+// entry returns the cache's entry for w, a word without digits.
+func (c *stemMemo) entry(w []byte) termEntry {
+	if m := c.snap.Load(); m != nil {
+		if e, ok := (*m)[string(w)]; ok { // no allocation for the key
+			return e
+		}
+	}
+	c.mu.Lock()
+	e, ok := c.pending[string(w)]
+	c.mu.Unlock()
+	if ok {
+		return e
+	}
+	return c.add(string(w))
+}
+
+// add stems w and adds it to the cache; w must not share memory with a
+// larger string.
+func (c *stemMemo) add(w string) termEntry {
+	e := termEntry{stem: english.Stem(w, false), stop: IsStop(w)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pending[w] = s
-	var old map[string]string
+	c.pending[w] = e
+	var old map[string]termEntry
 	if m := c.snap.Load(); m != nil {
 		old = *m
 	}
 	// Merging copies the snapshot: wait for a quarter of its size in new
 	// words, so that each word is copied a few times at most.
 	if len(c.pending) < max(64, len(old)/4) {
-		return s
+		return e
 	}
 	next := c.pending
 	if len(old)+len(c.pending) <= stemCacheMax {
-		next = make(map[string]string, len(old)+len(c.pending))
+		next = make(map[string]termEntry, len(old)+len(c.pending))
 		for k, v := range old {
 			next[k] = v
 		}
@@ -75,8 +100,8 @@ func (c *stemMemo) miss(w string) string {
 		}
 	}
 	c.snap.Store(&next)
-	c.pending = make(map[string]string)
-	return s
+	c.pending = make(map[string]termEntry)
+	return e
 }
 
 // size returns the words held (for tests).
@@ -93,6 +118,15 @@ func (c *stemMemo) size() int {
 func hasDigit(w string) bool {
 	for i := 0; i < len(w); i++ {
 		if w[i] >= '0' && w[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDigitBytes(w []byte) bool {
+	for _, c := range w {
+		if c >= '0' && c <= '9' {
 			return true
 		}
 	}

@@ -1,7 +1,6 @@
 package text
 
 import (
-	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -14,39 +13,44 @@ import (
 // ("mp3", "page2") also split, which is what URL paths and form field names
 // need.
 func Tokenize(s string) []string {
-	sp := spanPool.Get().(*[]tokSpan)
-	ls, spans := lowerTokens(s, (*sp)[:0])
+	sp := spanPool.Get().(*tokBuf)
+	lb, spans := lowerTokens(s, sp.lower[:0], sp.spans[:0])
 	var out []string
 	if len(spans) > 0 {
+		ls := string(lb)
 		out = make([]string, len(spans))
 		for i, t := range spans {
 			out[i] = ls[t.start:t.end]
 		}
 	}
-	putSpans(sp, spans)
+	sp.put(lb, spans)
 	return out
 }
 
 // tokSpan is a token's place in the lower-cased text.
 type tokSpan struct{ start, end int }
 
-// spanPool recycles the token spans of Tokenize and Terms (a page's text
-// has hundreds of tokens; the spans are dropped at the end of the call).
-var spanPool = sync.Pool{New: func() any { return new([]tokSpan) }}
+// tokBuf is the scratch space of Tokenize and Terms: the lower-cased
+// tokens back to back and their spans (a page's text has hundreds of
+// tokens; both are dropped at the end of the call).
+type tokBuf struct {
+	lower []byte
+	spans []tokSpan
+}
 
-func putSpans(sp *[]tokSpan, spans []tokSpan) {
-	if cap(spans) <= 1<<16 { // a huge page's spans are not worth keeping
-		*sp = spans
-		spanPool.Put(sp)
+var spanPool = sync.Pool{New: func() any { return new(tokBuf) }}
+
+func (b *tokBuf) put(lower []byte, spans []tokSpan) {
+	if cap(spans) <= 1<<16 && cap(lower) <= 1<<20 { // a huge page's are not worth keeping
+		b.lower, b.spans = lower, spans
+		spanPool.Put(b)
 	}
 }
 
-// lowerTokens tokenizes s in one pass: it returns s's letters and digits
-// lower-cased, tokens back to back, and the spans of the tokens in it (one
-// allocation for the text whatever the script, none per token).
-func lowerTokens(s string, spans []tokSpan) (string, []tokSpan) {
-	var b strings.Builder
-	b.Grow(len(s))
+// lowerTokens tokenizes s in one pass: it appends s's letters and digits
+// lower-cased, tokens back to back, to b and returns the spans of the tokens
+// in it (no allocation per token).
+func lowerTokens(s string, b []byte, spans []tokSpan) ([]byte, []tokSpan) {
 	start := -1 // start of the current token in b, or -1
 	var prev rune
 	for i := 0; i < len(s); {
@@ -57,33 +61,33 @@ func lowerTokens(s string, spans []tokSpan) (string, []tokSpan) {
 		i += size
 		if !letterOrDigit(r) {
 			if start >= 0 {
-				spans = append(spans, tokSpan{start, b.Len()})
+				spans = append(spans, tokSpan{start, len(b)})
 				start = -1
 			}
 			prev = 0
 			continue
 		}
 		if prev != 0 && (splits(prev, r) || endsAcronym(prev, r, s[i:])) {
-			spans = append(spans, tokSpan{start, b.Len()})
+			spans = append(spans, tokSpan{start, len(b)})
 			start = -1
 		}
 		if start < 0 {
-			start = b.Len()
+			start = len(b)
 		}
 		if c := byte(r); r < utf8.RuneSelf {
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
-			b.WriteByte(c)
+			b = append(b, c)
 		} else {
-			b.WriteRune(unicode.ToLower(r))
+			b = utf8.AppendRune(b, unicode.ToLower(r))
 		}
 		prev = r
 	}
 	if start >= 0 {
-		spans = append(spans, tokSpan{start, b.Len()})
+		spans = append(spans, tokSpan{start, len(b)})
 	}
-	return b.String(), spans
+	return b, spans
 }
 
 // letterOrDigit is unicode.IsLetter(r) || unicode.IsDigit(r), without the
@@ -151,19 +155,26 @@ func boundary(prev, r rune) bool {
 // Terms tokenizes s, drops stop words and one-character tokens, and stems
 // what is left: the form every feature space and classifier uses.
 func Terms(s string) []string {
-	sp := spanPool.Get().(*[]tokSpan)
-	ls, spans := lowerTokens(s, (*sp)[:0])
+	sp := spanPool.Get().(*tokBuf)
+	lb, spans := lowerTokens(s, sp.lower[:0], sp.spans[:0])
 	var out []string
 	if len(spans) > 0 {
 		out = make([]string, 0, len(spans))
 	}
 	for _, t := range spans {
-		tok := ls[t.start:t.end]
-		if len(tok) < 2 || tok[0] >= utf8.RuneSelf && utf8.RuneCountInString(tok) < 2 || IsStop(tok) {
+		tok := lb[t.start:t.end]
+		if len(tok) < 2 || tok[0] >= utf8.RuneSelf && utf8.RuneCount(tok) < 2 {
 			continue
 		}
-		out = append(out, Stem(tok))
+		if hasDigitBytes(tok) { // no stop word has a digit; Stem keeps such words
+			out = append(out, string(tok))
+			continue
+		}
+		// One look-up answers both "stop word?" and "stem?".
+		if e := stemCache.entry(tok); !e.stop {
+			out = append(out, e.stem)
+		}
 	}
-	putSpans(sp, spans)
+	sp.put(lb, spans)
 	return out
 }
