@@ -294,10 +294,21 @@ func (c *Classifier) filter(ts []string) []string {
 	return out
 }
 
+// keep is filter in place, for terms the caller owns (a fresh Terms).
+func (c *Classifier) keep(ts []string) []string {
+	out := ts[:0]
+	for _, t := range ts {
+		if c.feats[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Prob returns P(relevant | homepage text). A page with none of the
 // selected terms scores 0.5 (no evidence).
 func (c *Classifier) Prob(homepage string) float64 {
-	return c.NB.Prob(c.filter(Terms(homepage)), Relevant)
+	return c.NB.Prob(c.keep(Terms(homepage)), Relevant)
 }
 
 // Relevant reports whether the homepage is on topic, with its probability.
@@ -314,7 +325,7 @@ func (c *Classifier) Relevant(homepage string) (bool, float64) {
 // words outweighing the profile. Learn must not run concurrently with Prob
 // or Relevant (the crawler serialises updates).
 func (c *Classifier) Learn(homepage string, relevant bool) {
-	ts := c.filter(Terms(homepage))
+	ts := c.keep(Terms(homepage))
 	if len(ts) == 0 {
 		return
 	}
