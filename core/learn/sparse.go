@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -140,16 +141,29 @@ func (t *TFIDF) Index(term string) int {
 // Transform returns the unit-length tf-idf vector of a bag of terms; terms
 // outside the vocabulary are ignored.
 func (t *TFIDF) Transform(terms []string) Sparse {
-	tf := make(map[int32]float64, len(terms))
+	// Sorting the known terms' indices groups each term's occurrences and
+	// gives Sparse its order at once: no map, no sort.Slice.
+	idx := make([]int32, 0, len(terms))
 	for _, term := range terms {
 		if i, ok := t.index[term]; ok {
-			tf[i]++
+			idx = append(idx, i)
 		}
 	}
-	for i, c := range tf {
-		tf[i] = (1 + math.Log(c)) * t.IDF[i]
+	slices.Sort(idx)
+	s := Sparse{Idx: idx[:0], Val: make([]float64, 0, len(idx))}
+	for k := 0; k < len(idx); {
+		j := k + 1
+		for j < len(idx) && idx[j] == idx[k] {
+			j++
+		}
+		// Idx is written behind the read position k.
+		if i, v := idx[k], (1+math.Log(float64(j-k)))*t.IDF[idx[k]]; v != 0 {
+			s.Idx = append(s.Idx, i)
+			s.Val = append(s.Val, v)
+		}
+		k = j
 	}
-	return NewSparse(tf).Normalize()
+	return s.Normalize()
 }
 
 // docFreq counts, for each term, the number of docs containing it.
