@@ -24,7 +24,10 @@ func (w *walker) page(base *url.URL) *Page {
 		}
 	}
 	docBase := w.docBase(base)
-	if docBase != nil {
+	switch {
+	case docBase == base && base != nil:
+		p.Base = p.URL // no <base>: the same canonical URL, not computed twice
+	case docBase != nil:
 		p.Base = docBase.String()
 		if c, err := canon.Canonical(p.Base); err == nil {
 			p.Base = c
