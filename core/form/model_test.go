@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -89,5 +90,48 @@ func TestModelChecks(t *testing.T) {
 	}
 	if _, err := LoadModel(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestUnmarshalModelOnePass: the embedded model decoded by UnmarshalModel
+// (envelope and model in one pass) equals the model decoded the two-pass
+// way (envelope with a raw model, then the model).
+func TestUnmarshalModelOnePass(t *testing.T) {
+	got, err := UnmarshalModel(defaultModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env learn.Envelope
+	if err := json.Unmarshal(defaultModel, &env); err != nil {
+		t.Fatal(err)
+	}
+	var want Model
+	if err := json.Unmarshal(env.Model, &want); err != nil {
+		t.Fatal(err)
+	}
+	want.Meta = env.Meta
+	if err := want.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, &want) {
+		t.Fatal("one-pass decoding differs from two-pass decoding")
+	}
+	// A file of another kind is refused, and names the kind.
+	other, err := learn.Marshal("nb", nil, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := UnmarshalModel(other); !errors.Is(err, learn.ErrKind) {
+		t.Fatalf("model of kind nb: err = %v, want ErrKind", err)
+	}
+}
+
+// BenchmarkUnmarshalModel decodes the embedded model, as every start does.
+func BenchmarkUnmarshalModel(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := UnmarshalModel(defaultModel); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

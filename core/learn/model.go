@@ -52,6 +52,21 @@ func Marshal(kind string, meta map[string]string, model any) ([]byte, error) {
 // Unmarshal decodes an [Envelope] of the given kind into model and returns
 // its meta data.
 func Unmarshal(b []byte, kind string, model any) (map[string]string, error) {
+	// One pass decodes the envelope and the model together (a form model
+	// is about 1 MB of JSON, decoded at every start); the envelope is
+	// checked after. Any error is reported by the two-pass decoding below,
+	// which checks the envelope before touching the model.
+	one := struct {
+		Format  string            `json:"format"`
+		Version int               `json:"version"`
+		Kind    string            `json:"kind"`
+		Meta    map[string]string `json:"meta,omitempty"`
+		Model   any               `json:"model"` // decoded into model itself
+	}{Model: model}
+	if json.Unmarshal(b, &one) == nil && one.Format == FileFormat &&
+		one.Version >= 1 && one.Version <= FileVersion && one.Kind == kind {
+		return one.Meta, nil
+	}
 	var env Envelope
 	if err := json.Unmarshal(b, &env); err != nil {
 		return nil, fmt.Errorf("decode model file: %w", err)
