@@ -76,3 +76,13 @@ func BenchmarkStemCached(b *testing.B) {
 		}
 	})
 }
+
+// TestStopWordsHaveNoDigit: Terms keeps a token with a digit without
+// looking it up, which is right only while no stop word has one.
+func TestStopWordsHaveNoDigit(t *testing.T) {
+	for _, w := range StopWords() {
+		if hasDigit(w) {
+			t.Errorf("stop word %q has a digit: Terms would keep it", w)
+		}
+	}
+}
