@@ -84,8 +84,10 @@ func (b *Batch) SetSite(s Site) error {
 }
 
 // SetURL stages a URL state. The stored FrontierKey is kept (the store owns
-// it); a state other than StateQueued also removes the URL's frontier entry,
-// so a URL recorded as fetched, failed or skipped is never popped again.
+// it), and so is a stored Fetched time when st has none (a URL skipped after
+// it was fetched was still fetched); a state other than StateQueued also
+// removes the URL's frontier entry, so a URL recorded as fetched, failed or
+// skipped is never popped again.
 func (b *Batch) SetURL(st URLState) error {
 	if err := b.usable(); err != nil {
 		return err
@@ -365,9 +367,14 @@ func (b *Batch) resolve() error {
 			if err != nil {
 				return err
 			}
-			fk := s.st.FrontierKey
+			fk, fetched := s.st.FrontierKey, s.st.Fetched
 			s.st, s.exists, s.dirty = op.st, true, true
 			s.st.FrontierKey = fk
+			if s.st.Fetched.IsZero() {
+				// a URL once fetched keeps the time: its page record says
+				// it was (the crawl looks for records only then)
+				s.st.Fetched = fetched
+			}
 			if s.st.State != StateQueued {
 				if err := unlink(s); err != nil {
 					return err

@@ -58,6 +58,17 @@ func (db *DB) GetURL(url string) (URLState, bool, error) {
 	return st, ok, wrapErr("get url "+url, err)
 }
 
+// CachedURL is GetURL answered from the cache of recent URL states when it
+// can be (and from the filter of stored URLs for a URL never seen): for
+// hot paths that ask about URLs the crawl wrote moments ago. It sees a
+// batch's states exactly when its other writes are visible.
+func (db *DB) CachedURL(url string) (URLState, bool, error) {
+	db.fmu.Lock()
+	st, ok, err := db.urlLocked(url)
+	db.fmu.Unlock()
+	return st, ok, wrapErr("get url "+url, err)
+}
+
 // urlLocked is getURL answered from the URL cache when it can be, for the
 // writers of URL states. Caller holds db.fmu.
 func (db *DB) urlLocked(url string) (URLState, bool, error) {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 )
 
 // checkURLCache fails unless every state the URL cache would answer is
@@ -349,4 +350,45 @@ func BenchmarkResolveLinks(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestCachedURLKeepsFetched: CachedURL answers the committed state, and a
+// URL once fetched keeps its fetch time when it is queued again or skipped
+// (the crawl reads page records only for URLs with one).
+func TestCachedURLKeepsFetched(t *testing.T) {
+	db, _ := openTemp(t)
+	const u = "https://a.example/page"
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	steps := []struct {
+		name    string
+		apply   func(b *Batch) error
+		state   State
+		fetched bool
+	}{
+		{"queued", func(b *Batch) error { return b.PushFrontier(FrontierEntry{Queue: "q", Score: 1, URL: u}) }, StateQueued, false},
+		{"failed", func(b *Batch) error {
+			return b.SetURL(URLState{URL: u, State: StateFailed, Fetched: at, Err: "http-503"})
+		}, StateFailed, true},
+		{"queued again", func(b *Batch) error { return b.PushFrontier(FrontierEntry{Queue: "q", Score: 1, URL: u}) }, StateQueued, true},
+		{"skipped", func(b *Batch) error { return b.SetURL(URLState{URL: u, State: StateSkipped}) }, StateSkipped, true},
+	}
+	if _, ok, err := db.CachedURL(u); err != nil || ok {
+		t.Fatalf("never seen: ok %v, err %v", ok, err)
+	}
+	for _, s := range steps {
+		b := db.NewBatch()
+		must(t, s.apply(b))
+		must(t, b.Commit(false))
+		b.Close()
+		st, ok, err := db.CachedURL(u)
+		if err != nil || !ok || st.State != s.state || st.Fetched.Equal(at) != s.fetched {
+			t.Errorf("%s: %+v ok %v err %v; want state %v, fetched %v", s.name, st, ok, err, s.state, s.fetched)
+		}
+		stored, _, err := db.GetURL(u)
+		must(t, err)
+		if !reflect.DeepEqual(st, stored) {
+			t.Errorf("%s: cached %+v, stored %+v", s.name, st, stored)
+		}
+	}
+	checkURLCache(t, db)
 }

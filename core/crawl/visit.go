@@ -472,7 +472,19 @@ const maxPooledRecord = 256 << 10
 // replay returns the stored record of a page fetched by an earlier run.
 func (e *Engine) replay(u string) (pageRecord, bool, error) {
 	var rec pageRecord
-	ok, err := e.db.GetJSON(store.TagPages, []byte(u), &rec)
+	// A page record is written in the batch that marks its URL fetched
+	// (record, stageImported), and a URL keeps its fetch time when it is
+	// queued again: a URL without one has no record. Its state is mostly in
+	// the store's cache of recent states, where the record lookup it saves
+	// was a Pebble read (a miss, searched on every level) per page.
+	st, ok, err := e.db.CachedURL(u)
+	if err != nil {
+		return rec, false, fmt.Errorf("crawl: reading page record %s: %w", u, err)
+	}
+	if !ok || st.Fetched.IsZero() {
+		return rec, false, nil
+	}
+	ok, err = e.db.GetJSON(store.TagPages, []byte(u), &rec)
 	if err != nil {
 		return rec, false, fmt.Errorf("crawl: reading page record %s: %w", u, err)
 	}
