@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -284,15 +285,8 @@ func mentions(ts []string, kw map[string]bool) bool {
 	return false
 }
 
-func (c *Classifier) filter(ts []string) []string {
-	out := make([]string, 0, len(ts))
-	for _, t := range ts {
-		if c.feats[t] {
-			out = append(out, t)
-		}
-	}
-	return out
-}
+// filter returns the selected features among ts, leaving ts as it is.
+func (c *Classifier) filter(ts []string) []string { return c.keep(slices.Clone(ts)) }
 
 // keep is filter in place, for terms the caller owns (a fresh Terms).
 func (c *Classifier) keep(ts []string) []string {

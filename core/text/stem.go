@@ -40,27 +40,14 @@ func Stem(w string) string {
 	if hasDigit(w) {
 		return w
 	}
-	if m := stemCache.snap.Load(); m != nil {
-		if e, ok := (*m)[w]; ok {
-			return e.stem
-		}
-	}
-	c := stemCache
-	c.mu.Lock()
-	e, ok := c.pending[w]
-	c.mu.Unlock()
-	if ok {
-		return e.stem
-	}
-	// w may be a slice of a whole page's text (Tokenize): the cache keeps
-	// a copy, not the page
-	return c.add(strings.Clone(w)).stem
+	return entryOf(stemCache, w).stem
 }
 
-// entry returns the cache's entry for w, a word without digits.
-func (c *stemMemo) entry(w []byte) termEntry {
+// entryOf returns the cache's entry for w, a word without digits, given as
+// a string or as bytes (Terms' scratch: the look-ups do not allocate).
+func entryOf[S ~string | ~[]byte](c *stemMemo, w S) termEntry {
 	if m := c.snap.Load(); m != nil {
-		if e, ok := (*m)[string(w)]; ok { // no allocation for the key
+		if e, ok := (*m)[string(w)]; ok {
 			return e
 		}
 	}
@@ -70,7 +57,9 @@ func (c *stemMemo) entry(w []byte) termEntry {
 	if ok {
 		return e
 	}
-	return c.add(string(w))
+	// w may be a slice of a whole page's text (Tokenize) or of scratch
+	// space: the cache keeps a copy of its own
+	return c.add(strings.Clone(string(w)))
 }
 
 // add stems w and adds it to the cache; w must not share memory with a
@@ -115,18 +104,9 @@ func (c *stemMemo) size() int {
 	return n
 }
 
-func hasDigit(w string) bool {
+func hasDigit[S ~string | ~[]byte](w S) bool {
 	for i := 0; i < len(w); i++ {
 		if w[i] >= '0' && w[i] <= '9' {
-			return true
-		}
-	}
-	return false
-}
-
-func hasDigitBytes(w []byte) bool {
-	for _, c := range w {
-		if c >= '0' && c <= '9' {
 			return true
 		}
 	}

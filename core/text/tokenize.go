@@ -166,12 +166,12 @@ func Terms(s string) []string {
 		if len(tok) < 2 || tok[0] >= utf8.RuneSelf && utf8.RuneCount(tok) < 2 {
 			continue
 		}
-		if hasDigitBytes(tok) { // no stop word has a digit; Stem keeps such words
+		if hasDigit(tok) { // no stop word has a digit; Stem keeps such words
 			out = append(out, string(tok))
 			continue
 		}
 		// One look-up answers both "stop word?" and "stem?".
-		if e := stemCache.entry(tok); !e.stop {
+		if e := entryOf(stemCache, tok); !e.stop {
 			out = append(out, e.stem)
 		}
 	}
