@@ -18,6 +18,35 @@ func BenchmarkParse(b *testing.B) {
 	if len(docs) == 0 {
 		b.Fatal("no simweb pages under testdata")
 	}
+	benchParse(b, docs)
+}
+
+// BenchmarkParseSimweb parses the pages of the generated simweb corpus (see
+// simwebGenCorpus), homepages and inner pages apart, one page per op.
+func BenchmarkParseSimweb(b *testing.B) {
+	var home, inner []goldenDoc
+	for _, d := range simwebGenCorpus(b) {
+		if !strings.HasPrefix(d.name, "page") {
+			continue
+		}
+		if u, err := url.Parse(d.base); err == nil && (u.Path == "/" || u.Path == "") {
+			home = append(home, d)
+		} else {
+			inner = append(inner, d)
+		}
+	}
+	for _, set := range []struct {
+		name string
+		docs []goldenDoc
+	}{{"home", home}, {"inner", inner}} {
+		b.Run(set.name, func(b *testing.B) { benchParse(b, set.docs) })
+	}
+}
+
+func benchParse(b *testing.B, docs []goldenDoc) {
+	if len(docs) == 0 {
+		b.Skip("no pages")
+	}
 	bases := make([]*url.URL, len(docs))
 	var total int64
 	for i, d := range docs {

@@ -1,0 +1,199 @@
+package page
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dwcrawl/dwcrawl/testbed/simweb"
+)
+
+// The generated simweb corpus: pages of a simweb built from the built-in
+// data (no shared data, so every machine generates the same pages), fetched
+// in process breadth-first from the seeds of every domain, and hostile
+// variants of them (cut, spliced and salted with form markup).
+const (
+	simwebGenSeed  = 19
+	simwebGenPages = 400
+	simwebGenMuts  = 400
+)
+
+var (
+	simwebGenOnce sync.Once
+	simwebGenDocs []goldenDoc
+	simwebGenErr  error
+)
+
+// simwebGenCorpus generates the corpus once per process.
+func simwebGenCorpus(tb testing.TB) []goldenDoc {
+	tb.Helper()
+	simwebGenOnce.Do(func() { simwebGenDocs, simwebGenErr = genSimwebCorpus() })
+	if simwebGenErr != nil {
+		tb.Fatal(simwebGenErr)
+	}
+	return simwebGenDocs
+}
+
+func genSimwebCorpus() ([]goldenDoc, error) {
+	cfg := simweb.SmallConfig()
+	cfg.Seed = simwebGenSeed
+	cfg.Sites = 150
+	cfg.Text.Words = 180 // as DefaultConfig
+	cfg.Data = ""
+	cfg.Faults.Malformed = 0.25
+	w, err := simweb.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	client := w.Client()
+	var queue []string
+	seen := map[string]bool{}
+	for _, d := range w.Domains() {
+		for _, s := range w.Seeds(d, 2) {
+			if !seen[s] {
+				seen[s] = true
+				queue = append(queue, s)
+			}
+		}
+	}
+	var docs []goldenDoc
+	for len(queue) > 0 && len(docs) < simwebGenPages {
+		u := queue[0]
+		queue = queue[1:]
+		resp, err := client.Get(u)
+		if err != nil {
+			continue
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ct := resp.Header.Get("Content-Type")
+		if err != nil || resp.StatusCode != 200 || !strings.HasPrefix(ct, "text/html") {
+			continue
+		}
+		base, _ := url.Parse(u)
+		p, err := Parse(body, ct, base)
+		if err != nil {
+			continue
+		}
+		docs = append(docs, goldenDoc{name: fmt.Sprintf("page%03d", len(docs)), contentType: ct, base: u, body: body})
+		for _, l := range p.Links {
+			if !seen[l.URL] {
+				seen[l.URL] = true
+				queue = append(queue, l.URL)
+			}
+		}
+	}
+	if len(docs) < simwebGenPages {
+		return nil, fmt.Errorf("simweb seed %d: only %d pages reachable", simwebGenSeed, len(docs))
+	}
+	rng := rand.New(rand.NewPCG(simwebGenSeed, 2))
+	pages := docs
+	for i := range simwebGenMuts {
+		a, b := pages[rng.IntN(len(pages))], pages[rng.IntN(len(pages))]
+		docs = append(docs, goldenDoc{
+			name: fmt.Sprintf("mut%03d", i), contentType: a.contentType, base: a.base,
+			body: mutate(rng, a.body, b.body),
+		})
+	}
+	return docs, nil
+}
+
+// mutate returns a hostile variant of a: a prefix of it joined to a part
+// of b, with random markup (forms, controls, tables, unclosed elements)
+// inserted at random points.
+func mutate(rng *rand.Rand, a, b []byte) []byte {
+	var out []byte
+	switch rng.IntN(3) {
+	case 0: // cut anywhere, even inside a tag or a multi-byte character
+		out = append(out, a[:rng.IntN(len(a)+1)]...)
+	case 1:
+		out = append(out, a[:rng.IntN(len(a)+1)]...)
+		out = append(out, b[rng.IntN(len(b)+1):]...)
+	default:
+		out = append(out, a...)
+	}
+	salt := randomDoc(rng)
+	for n := rng.IntN(6); n > 0; n-- {
+		at := rng.IntN(len(out) + 1)
+		i := rng.IntN(len(salt) + 1)
+		j := i + rng.IntN(len(salt)-i+1)
+		out = append(out[:at:at], append(append([]byte(nil), salt[i:j]...), out[at:]...)...)
+	}
+	return out
+}
+
+// TestParseGoldenSimweb compares the pages parsed from the generated simweb
+// corpus with their recorded hashes. Each line also records the hash of the
+// document: a document that simweb now generates differently (a change of
+// simweb, not of this package) is not compared, and the test is skipped
+// when most are.
+func TestParseGoldenSimweb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: generates a simweb")
+	}
+	docs := simwebGenCorpus(t)
+	var b strings.Builder
+	for _, d := range docs {
+		fmt.Fprintf(&b, "%s %s %s\n", d.name, shortHash(d.body), shortHash(parseJSON(t, d)))
+	}
+	t.Logf("simweb seed %d: %d pages, %d variants", simwebGenSeed, simwebGenPages, simwebGenMuts)
+	if *updateGolden {
+		checkGolden(t, "simweb-gen.txt", []byte(b.String()))
+		return
+	}
+	want := readGoldenLines(t, "simweb-gen.txt")
+	got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	changedDocs, compared := 0, 0
+	for _, g := range got {
+		f := strings.Fields(g)
+		w, ok := want[f[0]]
+		if !ok || w[0] != f[1] {
+			changedDocs++
+			continue
+		}
+		compared++
+		if w[1] != f[2] {
+			t.Errorf("%s: Parse output differs from the golden hash (%s, now %s)", f[0], w[1], f[2])
+		}
+	}
+	if changedDocs > len(got)/2 {
+		t.Skipf("simweb generates other documents than recorded (%d of %d); rewrite with -update from a commit whose Parse output is trusted", changedDocs, len(got))
+	}
+	if changedDocs > 0 {
+		t.Logf("%d documents generated differently, not compared", changedDocs)
+	}
+	if compared == 0 {
+		t.Fatal("no document compared")
+	}
+}
+
+// readGoldenLines reads a golden file of "name docHash outHash" lines.
+func readGoldenLines(t *testing.T, name string) map[string][2]string {
+	t.Helper()
+	raw := checkGoldenRead(t, name)
+	m := map[string][2]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("%s: bad line %q", name, line)
+		}
+		m[f[0]] = [2]string{f[1], f[2]}
+	}
+	return m
+}
+
+func checkGoldenRead(t *testing.T, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(goldenDir, name))
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	return bytes.TrimSpace(raw)
+}
