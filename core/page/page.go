@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/url"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 )
 
@@ -157,8 +156,7 @@ func parseUTF8(src []byte, base *url.URL) (p *Page, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("page: parse %s: %w", urlString(base), err)
 	}
-	doc := goquery.NewDocumentFromNode(root)
-	return extract(doc, base, len(src)), nil
+	return extract(root, base), nil
 }
 
 func urlString(u *url.URL) string {

@@ -8,24 +8,21 @@ import (
 
 // textBuf accumulates the visible text of a document with white space
 // collapsed to single spaces. Offsets into it (len) delimit the text of
-// links, forms, labels and controls. It is a strings.Builder so that the
-// page's text is not copied once more at the end.
+// links, forms, labels and controls. Its buffer is reused from page to page
+// (see walker.recycle): the page's text is copied out once, at its size.
 type textBuf struct {
-	b     strings.Builder
+	b     []byte
 	space bool // a separator is due before the next non-space character
 }
 
 // brk marks a word boundary (an element edge that separates text).
 func (t *textBuf) brk() {
-	if t.b.Len() > 0 {
+	if len(t.b) > 0 {
 		t.space = true
 	}
 }
 
-func (t *textBuf) len() int { return t.b.Len() }
-
-// String returns the text so far (without copying it).
-func (t *textBuf) String() string { return t.b.String() }
+func (t *textBuf) len() int { return len(t.b) }
 
 func (t *textBuf) add(s string) {
 	for i := 0; i < len(s); {
@@ -44,10 +41,10 @@ func (t *textBuf) add(s string) {
 				j++
 			}
 			if t.space {
-				t.b.WriteByte(' ')
+				t.b = append(t.b, ' ')
 				t.space = false
 			}
-			t.b.WriteString(s[i:j])
+			t.b = append(t.b, s[i:j]...)
 			i = j
 			continue
 		}
@@ -56,10 +53,10 @@ func (t *textBuf) add(s string) {
 			t.brk()
 		} else {
 			if t.space {
-				t.b.WriteByte(' ')
+				t.b = append(t.b, ' ')
 				t.space = false
 			}
-			t.b.WriteString(s[i : i+size])
+			t.b = append(t.b, s[i:i+size]...)
 		}
 		i += size
 	}
@@ -70,9 +67,10 @@ func collapse(s string) string {
 	if collapsed(s) {
 		return s
 	}
-	var t textBuf
+	var arr [128]byte
+	t := textBuf{b: arr[:0]}
 	t.add(s)
-	return t.String()
+	return string(t.b)
 }
 
 // collapsed reports whether collapse(s) is s: no white space but single
