@@ -295,3 +295,76 @@ func TestCollapse(t *testing.T) {
 		}
 	}
 }
+
+// textBufRef is textBuf.add as written before it copied runs of plain text
+// at once: word by word.
+type textBufRef struct {
+	b     []byte
+	space bool
+}
+
+func (t *textBufRef) add(s string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c <= ' ' {
+				i++
+				if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
+					if len(t.b) > 0 {
+						t.space = true
+					}
+				}
+				continue
+			}
+			j := i + 1
+			for j < len(s) && s[j] > ' ' && s[j] < utf8.RuneSelf {
+				j++
+			}
+			if t.space {
+				t.b = append(t.b, ' ')
+				t.space = false
+			}
+			t.b = append(t.b, s[i:j]...)
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if len(t.b) > 0 {
+				t.space = true
+			}
+		} else {
+			if t.space {
+				t.b = append(t.b, ' ')
+				t.space = false
+			}
+			t.b = append(t.b, s[i:i+size]...)
+		}
+		i += size
+	}
+}
+
+// TestTextBufMatchesRef feeds random text (white space of every kind,
+// control characters, multi-byte and invalid bytes), a few strings in a
+// row, to textBuf and textBufRef.
+func TestTextBufMatchesRef(t *testing.T) {
+	pieces := []string{"a", "bc", "word", " ", "  ", "\t", "\n", "\r\n", "\f", "\v", "\x01", "\x7f", "\x00",
+		"\u00a0", "\u0085", "\u2003", "\u3000", "\u2028", "é", "–", "日本", "\xff", "\xe2\x80", ".", "-"}
+	rng := rand.New(rand.NewPCG(goldenSeed, 4))
+	t.Logf("seed %d", goldenSeed)
+	for range 20000 {
+		var got textBuf
+		var want textBufRef
+		for n := rng.IntN(4); n >= 0; n-- {
+			var b strings.Builder
+			for k := rng.IntN(12); k > 0; k-- {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			got.add(b.String())
+			want.add(b.String())
+			if string(got.b) != string(want.b) || got.space != want.space {
+				t.Fatalf("after %q: got %q (space %v), want %q (space %v)", b.String(), got.b, got.space, want.b, want.space)
+			}
+		}
+	}
+}

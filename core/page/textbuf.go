@@ -27,39 +27,62 @@ func (t *textBuf) len() int { return len(t.b) }
 func (t *textBuf) add(s string) {
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if c <= ' ' {
-				i++
-				if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
-					t.brk()
-				}
+		if c <= ' ' {
+			i++
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
+				t.brk()
+			}
+			continue // other control characters are dropped
+		}
+		j := i + 1
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				t.brk()
+				i += size
 				continue
 			}
-			// A run of printable ASCII is copied at once.
-			j := i + 1
-			for j < len(s) && s[j] > ' ' && s[j] < utf8.RuneSelf {
-				j++
-			}
-			if t.space {
-				t.b = append(t.b, ' ')
-				t.space = false
-			}
-			t.b = append(t.b, s[i:j]...)
-			i = j
-			continue
+			j = i + size
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			t.brk()
-		} else {
-			if t.space {
-				t.b = append(t.b, ' ')
-				t.space = false
-			}
-			t.b = append(t.b, s[i:i+size]...)
+		// s[i:j] is a character that is not white space: copy it with the
+		// text after it that needs no collapsing at once.
+		j = plainEnd(s, j)
+		if t.space {
+			t.b = append(t.b, ' ')
+			t.space = false
 		}
-		i += size
+		t.b = append(t.b, s[i:j]...)
+		i = j
 	}
+}
+
+// plainEnd returns the end of the text from s[j:] (which follows a
+// character that is not white space) that textBuf.add would copy as it is:
+// characters other than white space and control characters, and single
+// spaces followed by printable ASCII.
+func plainEnd(s string, j int) int {
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c > ' ' && c < utf8.RuneSelf:
+			j++
+		case c == ' ':
+			if j+1 < len(s) && s[j+1] > ' ' && s[j+1] < utf8.RuneSelf {
+				j += 2
+				continue
+			}
+			return j
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if unicode.IsSpace(r) {
+				return j
+			}
+			j += size
+		default:
+			return j
+		}
+	}
+	return j
 }
 
 // collapse trims s and collapses its white space runs to single spaces.
