@@ -152,7 +152,11 @@ func parseUTF8(src []byte, base *url.URL) (p *Page, err error) {
 			p, err = nil, fmt.Errorf("page: parse %s: internal error: %v", urlString(base), r)
 		}
 	}()
-	root, err := html.ParseWithOptions(markForms(src), html.ParseOptionEnableScripting(false))
+	sp := splicers.Get().(*splicer)
+	sp.mark(src)
+	root, err := html.ParseWithOptions(sp, html.ParseOptionEnableScripting(false))
+	sp.release()
+	splicers.Put(sp)
 	if err != nil {
 		return nil, fmt.Errorf("page: parse %s: %w", urlString(base), err)
 	}

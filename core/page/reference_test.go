@@ -6,6 +6,7 @@ package page
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -365,6 +366,77 @@ func TestTextBufMatchesRef(t *testing.T) {
 			if string(got.b) != string(want.b) || got.space != want.space {
 				t.Fatalf("after %q: got %q (space %v), want %q (space %v)", b.String(), got.b, got.space, want.b, want.space)
 			}
+		}
+	}
+}
+
+// spliceRef is the reader markForms returned before splicer: the pieces of
+// src and the insertions, one reader each.
+func spliceRef(src []byte, ins []insertion) io.Reader {
+	rs := make([]io.Reader, 0, 2*len(ins)+1)
+	prev := 0
+	for _, in := range ins {
+		rs = append(rs, bytes.NewReader(src[prev:in.at]), strings.NewReader(in.text))
+		prev = in.at
+	}
+	return io.MultiReader(append(rs, bytes.NewReader(src[prev:]))...)
+}
+
+// TestSplicerMatchesRef reads the marked documents of the scanner corpus
+// through a reused splicer, in reads of random sizes, and compares them with
+// spliceRef's.
+func TestSplicerMatchesRef(t *testing.T) {
+	rng := rand.New(rand.NewPCG(goldenSeed, 5))
+	t.Logf("seed %d", goldenSeed)
+	var sp splicer
+	marked := 0
+	for _, d := range scannerCorpus(t) {
+		ins, ok := formInsertions(d)
+		if !ok {
+			ins = nil
+		}
+		want, _ := io.ReadAll(spliceRef(d, ins))
+		sp.mark(d)
+		var got []byte
+		for {
+			p := make([]byte, 1+rng.IntN(64))
+			n, err := sp.Read(p)
+			got = append(got, p[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil || n == 0 {
+				t.Fatalf("Read = %d, %v", n, err)
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("marked %q:\n got %q\nwant %q", d, got, want)
+		}
+		if len(ins) > 0 {
+			marked++
+		}
+		sp.release()
+	}
+	if marked == 0 {
+		t.Fatal("no document with insertions")
+	}
+}
+
+// TestMarksCached checks the marks made once against marks made on demand,
+// and an owner mark of nested forms (not cached).
+func TestMarksCached(t *testing.T) {
+	for ord := range len(formMarks) + 2 {
+		want := fmt.Sprintf(` %s="%d"`, attrFormMark, ord)
+		if got := mark(attrFormMark, ord); got != want {
+			t.Errorf("mark(form, %d) = %q, want %q", ord, got, want)
+		}
+		s := formSim{open: []openForm{{ord: ord, depth: 2}}, depth: 3}
+		if got, want := s.ownerMark(), fmt.Sprintf(` %s="%d"`, attrOwnerMark, ord); got != want {
+			t.Errorf("ownerMark(%d) = %q, want %q", ord, got, want)
+		}
+		s = formSim{open: []openForm{{ord: 70, depth: 1}, {ord: ord, depth: 2}}, depth: 3}
+		if got, want := s.ownerMark(), fmt.Sprintf(` %s="%d 70"`, attrOwnerMark, ord); got != want {
+			t.Errorf("nested ownerMark(%d) = %q, want %q", ord, got, want)
 		}
 	}
 }
