@@ -349,7 +349,7 @@ func (t *textBufRef) add(s string) {
 // control characters, multi-byte and invalid bytes), a few strings in a
 // row, to textBuf and textBufRef.
 func TestTextBufMatchesRef(t *testing.T) {
-	pieces := []string{"a", "bc", "word", " ", "  ", "\t", "\n", "\r\n", "\f", "\v", "\x01", "\x7f", "\x00",
+	pieces := []string{"a", "bc", "word", "abcdefgh", "two words", "some more words here", "~!", " ", " ", " ", "  ", "\t", "\n", "\r\n", "\f", "\v", "\x01", "\x7f", "\x00",
 		"\u00a0", "\u0085", "\u2003", "\u3000", "\u2028", "é", "–", "日本", "\xff", "\xe2\x80", ".", "-"}
 	rng := rand.New(rand.NewPCG(goldenSeed, 4))
 	t.Logf("seed %d", goldenSeed)
@@ -358,7 +358,7 @@ func TestTextBufMatchesRef(t *testing.T) {
 		var want textBufRef
 		for n := rng.IntN(4); n >= 0; n-- {
 			var b strings.Builder
-			for k := rng.IntN(12); k > 0; k-- {
+			for k := rng.IntN(40); k > 0; k-- {
 				b.WriteString(pieces[rng.IntN(len(pieces))])
 			}
 			got.add(b.String())
@@ -437,6 +437,84 @@ func TestMarksCached(t *testing.T) {
 		s = formSim{open: []openForm{{ord: 70, depth: 1}, {ord: ord, depth: 2}}, depth: 3}
 		if got, want := s.ownerMark(), fmt.Sprintf(` %s="%d 70"`, attrOwnerMark, ord); got != want {
 			t.Errorf("nested ownerMark(%d) = %q, want %q", ord, got, want)
+		}
+	}
+}
+
+// lastWordsRef is lastWords before it used strings.LastIndexByte: it returns the last n words of text[:end].
+func lastWordsRef(text string, end, n int) string {
+	end = min(end, len(text))
+	for end > 0 && text[end-1] == ' ' {
+		end--
+	}
+	lo := max(0, end-n*maxWordBytes)
+	k := end
+	for words := 0; k > lo && words < n; {
+		for k > lo && text[k-1] != ' ' {
+			k--
+		}
+		words++
+		if words < n {
+			for k > lo && text[k-1] == ' ' {
+				k--
+			}
+		}
+	}
+	for k < end && !utf8.RuneStart(text[k]) {
+		k++
+	}
+	return strings.TrimSpace(text[k:end])
+}
+
+// firstWordsRef is firstWords before it used strings.IndexByte: it returns the first n words of text[start:].
+func firstWordsRef(text string, start, n int) string {
+	start = max(start, 0)
+	for start < len(text) && text[start] == ' ' {
+		start++
+	}
+	hi := min(len(text), start+n*maxWordBytes)
+	k := start
+	for words := 0; k < hi && words < n; {
+		for k < hi && text[k] != ' ' {
+			k++
+		}
+		words++
+		if words < n {
+			for k < hi && text[k] == ' ' {
+				k++
+			}
+		}
+	}
+	for k > start && k < len(text) && !utf8.RuneStart(text[k]) {
+		k--
+	}
+	return strings.TrimSpace(text[start:k])
+}
+
+// TestWordsMatchRef compares lastWords and firstWords with the byte loops
+// they replaced, on random text (long words, runs of spaces, multi-byte
+// characters) at every offset.
+func TestWordsMatchRef(t *testing.T) {
+	pieces := []string{"a", "bc", "word", " ", "  ", "é", "日本", strings.Repeat("x", 70), "–"}
+	rng := rand.New(rand.NewPCG(goldenSeed, 6))
+	t.Logf("seed %d", goldenSeed)
+	for range 500 {
+		var b strings.Builder
+		for k := rng.IntN(60); k > 0; k-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		for off := -1; off <= len(text); off++ {
+			for _, n := range []int{1, 3, LinkContextWords, FormContextWords} {
+				if off < 0 {
+					// lastWords takes no negative end
+				} else if got, want := lastWords(text, off, n), lastWordsRef(text, off, n); got != want {
+					t.Fatalf("lastWords(%q, %d, %d) = %q, want %q", text, off, n, got, want)
+				}
+				if got, want := firstWords(text, off, n), firstWordsRef(text, off, n); got != want {
+					t.Fatalf("firstWords(%q, %d, %d) = %q, want %q", text, off, n, got, want)
+				}
+			}
 		}
 	}
 }

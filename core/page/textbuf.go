@@ -56,11 +56,43 @@ func (t *textBuf) add(s string) {
 	}
 }
 
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
 // plainEnd returns the end of the text from s[j:] (which follows a
 // character that is not white space) that textBuf.add would copy as it is:
 // characters other than white space and control characters, and single
 // spaces followed by printable ASCII.
 func plainEnd(s string, j int) int {
+	// Eight bytes at a time while they are printable ASCII and single
+	// spaces before printable ASCII (most of a page's text).
+	for j+8 <= len(s) {
+		_ = s[j+7]
+		x := uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
+			uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
+		if x&hi8 != 0 {
+			break // non-ASCII
+		}
+		// Per byte (no carry crosses bytes: every byte is below 0x80): the
+		// high bit of low marks bytes below 0x21, of sp spaces.
+		low := ^(x + (0x80-0x21)*lo8) & hi8
+		if low == 0 {
+			j += 8
+			continue
+		}
+		y := x ^ (' ' * lo8)
+		sp := ^((y + 0x7f*lo8) | y) & hi8
+		if low != sp || (sp<<8)&low != 0 {
+			break // a control character, or a space before another or before one
+		}
+		if sp>>56 != 0 {
+			j += 7 // the last byte is a space: look at it with what follows
+			continue
+		}
+		j += 8
+	}
 	for j < len(s) {
 		c := s[j]
 		switch {
@@ -152,8 +184,10 @@ func lastWords(text string, end, n int) string {
 	lo := max(0, end-n*maxWordBytes)
 	k := end
 	for words := 0; k > lo && words < n; {
-		for k > lo && text[k-1] != ' ' {
-			k--
+		if i := strings.LastIndexByte(text[lo:k], ' '); i >= 0 {
+			k = lo + i + 1
+		} else {
+			k = lo
 		}
 		words++
 		if words < n {
@@ -177,8 +211,10 @@ func firstWords(text string, start, n int) string {
 	hi := min(len(text), start+n*maxWordBytes)
 	k := start
 	for words := 0; k < hi && words < n; {
-		for k < hi && text[k] != ' ' {
-			k++
+		if i := strings.IndexByte(text[k:hi], ' '); i >= 0 {
+			k += i
+		} else {
+			k = hi
 		}
 		words++
 		if words < n {
