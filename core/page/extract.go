@@ -174,7 +174,7 @@ func (a *arena[T]) new() *T {
 // them for reuse.
 func (a *arena[T]) reset() {
 	for i := 0; i*arenaBlock < a.n; i++ {
-		clear(a.blocks[i])
+		clear(a.blocks[i][:min(arenaBlock, a.n-i*arenaBlock)])
 	}
 	if len(a.blocks)*arenaBlock > maxKeptItems {
 		a.blocks = a.blocks[:maxKeptItems/arenaBlock]

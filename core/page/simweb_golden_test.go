@@ -197,3 +197,39 @@ func checkGoldenRead(t *testing.T, name string) []byte {
 	}
 	return bytes.TrimSpace(raw)
 }
+
+// TestParseConcurrent parses the generated corpus from several goroutines
+// at once, each in its own order, and compares every Page with the one
+// parsed alone: walkers and splicers are reused between pages and
+// goroutines, and nothing of one page may reach another.
+func TestParseConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: generates a simweb")
+	}
+	docs := simwebGenCorpus(t)
+	want := make([]string, len(docs))
+	for i, d := range docs {
+		want[i] = string(parseJSON(t, d))
+	}
+	const workers = 4
+	var wg sync.WaitGroup
+	errs := make(chan string, workers)
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(simwebGenSeed, uint64(g)))
+			for _, i := range rng.Perm(len(docs)) {
+				if got := string(parseJSON(t, docs[i])); got != want[i] {
+					errs <- fmt.Sprintf("goroutine %d, %s: Page differs from the one parsed alone", g, docs[i].name)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
