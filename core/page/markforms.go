@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
 // Attributes that markForms adds and extract reads; they never reach a
@@ -239,23 +238,6 @@ func breaksOutOfForeign(name string) bool {
 	return false
 }
 
-// markedTag reports whether markForms acts on the element.
-func markedTag(a atom.Atom) bool {
-	switch a {
-	case atom.Form, atom.Input, atom.Select, atom.Textarea, atom.Button, atom.Keygen, atom.Noscript,
-		atom.Svg, atom.Math,
-		atom.Area, atom.Base, atom.Basefont, atom.Bgsound, atom.Col, atom.Frame, atom.Link, atom.Param,
-		atom.Source, atom.Track,
-		atom.B, atom.Big, atom.Blockquote, atom.Body, atom.Br, atom.Center, atom.Code, atom.Dd, atom.Div,
-		atom.Dl, atom.Dt, atom.Em, atom.Embed, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
-		atom.Head, atom.Hr, atom.I, atom.Img, atom.Li, atom.Listing, atom.Menu, atom.Meta, atom.Nobr,
-		atom.Ol, atom.P, atom.Pre, atom.Ruby, atom.S, atom.Small, atom.Span, atom.Strong, atom.Strike,
-		atom.Sub, atom.Sup, atom.Table, atom.Tt, atom.U, atom.Ul, atom.Var:
-		return true
-	}
-	return false
-}
-
 // tagName returns the lower-case tag name at the start of b (a raw tag after
 // its "<" or "</"), as the tokenizer delimits it, if it is one markForms acts
 // on, else "".
@@ -275,8 +257,135 @@ func tagName(b []byte) string {
 		buf[n] = c
 		n++
 	}
-	if a := atom.Lookup(buf[:n]); markedTag(a) {
-		return a.String()
+	// The elements markForms acts on (a switch costs less than
+	// atom.Lookup and returns constant strings).
+	switch string(buf[:n]) {
+	case "form":
+		return "form"
+	case "input":
+		return "input"
+	case "select":
+		return "select"
+	case "textarea":
+		return "textarea"
+	case "button":
+		return "button"
+	case "keygen":
+		return "keygen"
+	case "noscript":
+		return "noscript"
+	case "svg":
+		return "svg"
+	case "math":
+		return "math"
+	case "area":
+		return "area"
+	case "base":
+		return "base"
+	case "basefont":
+		return "basefont"
+	case "bgsound":
+		return "bgsound"
+	case "col":
+		return "col"
+	case "frame":
+		return "frame"
+	case "link":
+		return "link"
+	case "param":
+		return "param"
+	case "source":
+		return "source"
+	case "track":
+		return "track"
+	case "b":
+		return "b"
+	case "big":
+		return "big"
+	case "blockquote":
+		return "blockquote"
+	case "body":
+		return "body"
+	case "br":
+		return "br"
+	case "center":
+		return "center"
+	case "code":
+		return "code"
+	case "dd":
+		return "dd"
+	case "div":
+		return "div"
+	case "dl":
+		return "dl"
+	case "dt":
+		return "dt"
+	case "em":
+		return "em"
+	case "embed":
+		return "embed"
+	case "h1":
+		return "h1"
+	case "h2":
+		return "h2"
+	case "h3":
+		return "h3"
+	case "h4":
+		return "h4"
+	case "h5":
+		return "h5"
+	case "h6":
+		return "h6"
+	case "head":
+		return "head"
+	case "hr":
+		return "hr"
+	case "i":
+		return "i"
+	case "img":
+		return "img"
+	case "li":
+		return "li"
+	case "listing":
+		return "listing"
+	case "menu":
+		return "menu"
+	case "meta":
+		return "meta"
+	case "nobr":
+		return "nobr"
+	case "ol":
+		return "ol"
+	case "p":
+		return "p"
+	case "pre":
+		return "pre"
+	case "ruby":
+		return "ruby"
+	case "s":
+		return "s"
+	case "small":
+		return "small"
+	case "span":
+		return "span"
+	case "strong":
+		return "strong"
+	case "strike":
+		return "strike"
+	case "sub":
+		return "sub"
+	case "sup":
+		return "sup"
+	case "table":
+		return "table"
+	case "tt":
+		return "tt"
+	case "u":
+		return "u"
+	case "ul":
+		return "ul"
+	case "var":
+		return "var"
 	}
 	return ""
 }
