@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 
 	"github.com/dwcrawl/dwcrawl/testbed/simweb"
 )
@@ -231,5 +232,42 @@ func TestParseConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// TestPageTextSeparators checks what trimSep relies on: the text a page's
+// words are cut from has no white space but single spaces between words,
+// on the generated corpus and the random documents of the golden set.
+func TestPageTextSeparators(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: generates a simweb")
+	}
+	docs := simwebGenCorpus(t)
+	rng := rand.New(rand.NewPCG(goldenSeed, goldenSeed))
+	for i := range goldenRandom {
+		docs = append(docs, goldenDoc{name: fmt.Sprint("random ", i), base: fixtureURL, body: randomDoc(rng)})
+	}
+	check := func(doc, what, s string) {
+		if strings.Contains(s, "  ") || strings.TrimSpace(s) != s ||
+			strings.ContainsFunc(s, func(r rune) bool { return r != ' ' && unicode.IsSpace(r) }) {
+			t.Errorf("%s: %s %q: white space other than single spaces between words", doc, what, s)
+		}
+	}
+	for _, d := range docs {
+		base, _ := url.Parse(d.base)
+		p, err := Parse(d.body, d.contentType, base)
+		if err != nil {
+			continue
+		}
+		check(d.name, "text", p.Text)
+		for _, l := range p.Links {
+			check(d.name, "anchor", l.Anchor)
+			check(d.name, "before", l.Before)
+			check(d.name, "after", l.After)
+		}
+		for _, f := range p.Forms {
+			check(d.name, "form text", f.Text)
+			check(d.name, "form context", f.Context)
+		}
 	}
 }

@@ -157,7 +157,7 @@ func collapsed(s string) bool {
 	return true
 }
 
-// between returns text[start:end] trimmed, clamped to text.
+// between returns text[start:end] (page text) trimmed, clamped to text.
 func between(text string, start, end int) string {
 	if start < 0 {
 		start = 0
@@ -168,7 +168,21 @@ func between(text string, start, end int) string {
 	if start >= end {
 		return ""
 	}
-	return strings.TrimSpace(text[start:end])
+	return trimSep(text[start:end])
+}
+
+// trimSep trims the spaces at the ends of s, a piece of page text (a
+// textBuf's), whose only white space is the single spaces that separate
+// words: strings.TrimSpace would return the same, at more cost.
+func trimSep(s string) string {
+	i, j := 0, len(s)
+	for i < j && s[i] == ' ' {
+		i++
+	}
+	for j > i && s[j-1] == ' ' {
+		j--
+	}
+	return s[i:j]
 }
 
 // maxWordBytes bounds how far lastWords and firstWords look per word, so
@@ -186,7 +200,7 @@ func spaceMask(s string, j int) uint64 {
 	return ^(((y &^ hi8) + 0x7f*lo8) | y) & hi8
 }
 
-// lastWords returns the last n words of text[:end].
+// lastWords returns the last n words of text[:end] (page text).
 func lastWords(text string, end, n int) string {
 	end = min(end, len(text))
 	for end > 0 && text[end-1] == ' ' {
@@ -231,10 +245,10 @@ func lastWords(text string, end, n int) string {
 	for k < end && !utf8.RuneStart(text[k]) {
 		k++
 	}
-	return strings.TrimSpace(text[k:end])
+	return trimSep(text[k:end])
 }
 
-// firstWords returns the first n words of text[start:].
+// firstWords returns the first n words of text[start:] (page text).
 func firstWords(text string, start, n int) string {
 	start = max(start, 0)
 	for start < len(text) && text[start] == ' ' {
@@ -277,5 +291,5 @@ func firstWords(text string, start, n int) string {
 	for k > start && k < len(text) && !utf8.RuneStart(text[k]) {
 		k--
 	}
-	return strings.TrimSpace(text[start:k])
+	return trimSep(text[start:k])
 }
