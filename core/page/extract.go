@@ -103,10 +103,14 @@ func extract(root *html.Node, base *url.URL) *Page {
 }
 
 // Bounds on what a recycled walker keeps: a huge page's buffers are left
-// to the collector (a walker kept between pages holds at most about 1 MiB).
+// to the collector. A walker kept between pages holds at most about
+// 700 KiB (text 256 KiB, links 72 KiB, labels 48 KiB, form and control
+// states 140 KiB, maps and the rest less); the pool holds about one walker per
+// goroutine parsing at once, and drops idle ones at garbage collections.
 const (
-	maxKeptText  = 256 << 10
-	maxKeptItems = 1024
+	maxKeptText   = 256 << 10
+	maxKeptItems  = 1024
+	maxKeptStates = 256 // form and control states (a few hundred bytes each)
 )
 
 // recycle empties the walker for the next page, keeping its buffers
@@ -170,14 +174,15 @@ func (a *arena[T]) new() *T {
 	return p
 }
 
-// reset zeroes the elements handed out and keeps up to maxKeptItems of
+// reset zeroes the elements handed out and keeps up to maxKeptStates of
 // them for reuse.
 func (a *arena[T]) reset() {
 	for i := 0; i*arenaBlock < a.n; i++ {
 		clear(a.blocks[i][:min(arenaBlock, a.n-i*arenaBlock)])
 	}
-	if len(a.blocks)*arenaBlock > maxKeptItems {
-		a.blocks = a.blocks[:maxKeptItems/arenaBlock]
+	if len(a.blocks)*arenaBlock > maxKeptStates {
+		clear(a.blocks[maxKeptStates/arenaBlock:])
+		a.blocks = a.blocks[:maxKeptStates/arenaBlock]
 	}
 	a.n = 0
 }

@@ -271,3 +271,46 @@ func TestPageTextSeparators(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkerRecycleBounds checks that a walker kept after a huge page
+// holds no more than the bounds, and nothing of the page.
+func TestWalkerRecycleBounds(t *testing.T) {
+	for _, size := range []int{10, 5000} {
+		w := &walker{curLink: -1}
+		w.buf.add(strings.Repeat("word ", size*60))
+		for i := range size {
+			w.links = append(w.links, linkState{href: fmt.Sprint("/", i)})
+			w.labels = append(w.labels, labelState{inner: []span{{1, 2}}})
+			fs := w.fieldArena.new()
+			fs.f.Name = "x"
+			w.fields = append(w.fields, fs)
+			w.forms = append(w.forms, w.formArena.new())
+		}
+		w.recycle()
+		big := size > maxKeptItems
+		if got := cap(w.buf.b); big && got > maxKeptText || len(w.buf.b) != 0 {
+			t.Errorf("size %d: text buffer len %d cap %d kept", size, len(w.buf.b), got)
+		}
+		if big && (cap(w.links) > maxKeptItems || cap(w.labels) > maxKeptItems || cap(w.fields) > maxKeptItems) {
+			t.Errorf("size %d: slices kept: links %d, labels %d, fields %d", size, cap(w.links), cap(w.labels), cap(w.fields))
+		}
+		if n := len(w.fieldArena.blocks) * arenaBlock; n > maxKeptStates {
+			t.Errorf("size %d: %d control states kept", size, n)
+		}
+		for _, b := range w.fieldArena.blocks {
+			for _, fs := range b {
+				if fs.f.Name != "" {
+					t.Fatalf("size %d: a kept control state still holds %q", size, fs.f.Name)
+				}
+			}
+		}
+		if !big {
+			if l := w.links[:cap(w.links)]; len(l) == 0 || l[0].href != "" {
+				t.Errorf("size %d: kept links %d, first %+v", size, len(l), l)
+			}
+		}
+		if w.curLink != -1 || len(w.links) != 0 || w.fieldArena.n != 0 {
+			t.Errorf("size %d: walker not emptied", size)
+		}
+	}
+}
