@@ -10,12 +10,7 @@ import (
 
 // page assembles the Page once the walk is done.
 func (w *walker) page(base *url.URL) *Page {
-	full := w.buf.String()
-	if c := w.buf.b.Cap(); c > len(full)+len(full)/4+256 {
-		// Page fields are slices of full: drop the spare capacity they
-		// would keep alive.
-		full = strings.Clone(full)
-	}
+	full := string(w.buf.b) // the buffer is reused; Page fields are slices of full
 	p := &Page{Title: w.title, Text: w.visibleText(full)}
 	if base != nil {
 		p.URL = base.String()

@@ -1,11 +1,12 @@
 package page
 
 import (
+	"bytes"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -82,17 +83,108 @@ type walker struct {
 	labelFor   map[string]int
 	curSelect  *fieldState
 	curButton  *fieldState
+
+	// Element states, allocated from blocks that are reused.
+	formArena  arena[formState]
+	fieldArena arena[fieldState]
 }
 
-func extract(doc *goquery.Document, base *url.URL, size int) *Page {
-	w := &walker{curLink: -1}
-	// The visible text is about half of a simweb page's bytes and less of
-	// most real pages.
-	w.buf.b.Grow(size / 4)
-	for _, n := range doc.Nodes {
-		w.walk(n)
+// walkers holds walkers for reuse: their buffers and slices grow to what
+// a page needs once, not on every page.
+var walkers = sync.Pool{New: func() any { return &walker{curLink: -1} }}
+
+func extract(root *html.Node, base *url.URL) *Page {
+	w := walkers.Get().(*walker)
+	w.walk(root)
+	p := w.page(base)
+	w.recycle()
+	walkers.Put(w)
+	return p
+}
+
+// Bounds on what a recycled walker keeps: a huge page's buffers are left
+// to the collector. A walker kept between pages holds at most about
+// 700 KiB (text 256 KiB, links 72 KiB, labels 48 KiB, form and control
+// states 140 KiB, maps and the rest less); the pool holds about one walker per
+// goroutine parsing at once, and drops idle ones at garbage collections.
+const (
+	maxKeptText   = 256 << 10
+	maxKeptItems  = 1024
+	maxKeptStates = 256 // form and control states (a few hundred bytes each)
+)
+
+// recycle empties the walker for the next page, keeping its buffers
+// unless they grew past the bounds. Every kept element is zeroed so that
+// nothing of this page (its tree, its strings) stays reachable.
+func (w *walker) recycle() {
+	*w = walker{
+		buf:        textBuf{b: keep(w.buf.b, maxKeptText)},
+		hidden:     keep(w.hidden, maxKeptItems),
+		links:      keep(w.links, maxKeptItems),
+		forms:      keep(w.forms, maxKeptItems),
+		formByOrd:  keepMap(w.formByOrd),
+		formByID:   keepMap(w.formByID),
+		formStack:  keep(w.formStack, maxKeptItems),
+		fields:     keep(w.fields, maxKeptItems),
+		labels:     keep(w.labels, maxKeptItems),
+		labelStack: keep(w.labelStack, maxKeptItems),
+		labelFor:   keepMap(w.labelFor),
+		formArena:  w.formArena,
+		fieldArena: w.fieldArena,
+		curLink:    -1,
 	}
-	return w.page(base)
+	w.formArena.reset()
+	w.fieldArena.reset()
+}
+
+// keep returns s emptied and zeroed, or nil when its capacity is over max.
+func keep[T any](s []T, max int) []T {
+	if cap(s) > max {
+		return nil
+	}
+	clear(s)
+	return s[:0]
+}
+
+func keepMap[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) > maxKeptItems {
+		return nil
+	}
+	clear(m)
+	return m
+}
+
+// arenaBlock is how many elements an arena allocates at once.
+const arenaBlock = 16
+
+// arena allocates zeroed T's from blocks it keeps from page to page.
+// Pointers to them stay valid until reset.
+type arena[T any] struct {
+	blocks [][]T
+	n      int
+}
+
+func (a *arena[T]) new() *T {
+	b := a.n / arenaBlock
+	if b == len(a.blocks) {
+		a.blocks = append(a.blocks, make([]T, arenaBlock))
+	}
+	p := &a.blocks[b][a.n%arenaBlock]
+	a.n++
+	return p
+}
+
+// reset zeroes the elements handed out and keeps up to maxKeptStates of
+// them for reuse.
+func (a *arena[T]) reset() {
+	for i := 0; i*arenaBlock < a.n; i++ {
+		clear(a.blocks[i][:min(arenaBlock, a.n-i*arenaBlock)])
+	}
+	if len(a.blocks)*arenaBlock > maxKeptStates {
+		clear(a.blocks[maxKeptStates/arenaBlock:])
+		a.blocks = a.blocks[:maxKeptStates/arenaBlock]
+	}
+	a.n = 0
 }
 
 func (w *walker) walk(n *html.Node) {
@@ -226,7 +318,8 @@ func (w *walker) img(n *html.Node) {
 }
 
 func (w *walker) form(n *html.Node) {
-	fs := &formState{f: Form{Index: len(w.forms)}}
+	fs := w.formArena.new()
+	fs.f.Index = len(w.forms)
 	ord := -1
 	for _, a := range n.Attr {
 		switch a.Key {
@@ -283,7 +376,8 @@ func (w *walker) form(n *html.Node) {
 }
 
 func (w *walker) control(n *html.Node) {
-	fs := &fieldState{wrapLabel: -1, labelable: true}
+	fs := w.fieldArena.new()
+	fs.wrapLabel, fs.labelable = -1, true
 	fs.f.Tag = n.Data
 	var typ, value string
 	for _, a := range n.Attr {
@@ -383,8 +477,8 @@ func (w *walker) control(n *html.Node) {
 		start := w.buf.len()
 		w.walk(n)
 		w.curButton = outer
-		if c := strings.TrimSpace(w.buf.String()[start:]); c != "" {
-			fs.caption = strings.Clone(c) // not a slice of the whole page's text
+		if c := bytes.TrimSpace(w.buf.b[start:]); len(c) > 0 {
+			fs.caption = string(c)
 		} else if fs.caption == "" {
 			fs.caption = collapse(value)
 		}

@@ -5,10 +5,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"strconv"
-	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
 // Attributes that markForms adds and extract reads; they never reach a
@@ -48,13 +47,11 @@ type formSim struct {
 // while a form is open gets attrOwnerMark with the ordinals of the forms
 // that own it: the innermost open form (the form element pointer) and the
 // forms that enclose it, if it was nested inside open elements of theirs.
-// A page without a form start tag is returned as it is.
+// A page without a form start tag is read as it is.
 func markForms(src []byte) io.Reader {
-	ins, ok := formInsertions(src)
-	if !ok || len(ins) == 0 {
-		return bytes.NewReader(src)
-	}
-	return splice(src, ins)
+	sp := new(splicer)
+	sp.mark(src)
+	return sp
 }
 
 // formInsertions computes markForms' insertions. ok is false when the
@@ -62,8 +59,13 @@ func markForms(src []byte) io.Reader {
 // (it still parses, only less faithfully); tagScanner accounts for every
 // byte, so that does not happen.
 func formInsertions(src []byte) (ins []insertion, ok bool) {
+	return appendFormInsertions(nil, src)
+}
+
+// appendFormInsertions appends the insertions of src to ins.
+func appendFormInsertions(ins []insertion, src []byte) ([]insertion, bool) {
 	if !hasFormTag(src) {
-		return nil, true
+		return ins, true
 	}
 	z := tagScanner{src: src}
 	var s formSim
@@ -150,6 +152,18 @@ const maxOwners = 4
 // still have elements open around the current point, innermost first.
 func (s *formSim) ownerMark() string {
 	top := len(s.open) - 1
+	if ord := s.open[top].ord; ord < len(ownerMarks) {
+		single := true
+		for i := top - 1; i >= 0; i-- {
+			if s.open[i].depth < s.depth {
+				single = false
+				break
+			}
+		}
+		if single {
+			return ownerMarks[ord]
+		}
+	}
 	b := make([]byte, 0, 32)
 	b = append(b, ' ')
 	b = append(b, attrOwnerMark...)
@@ -224,23 +238,6 @@ func breaksOutOfForeign(name string) bool {
 	return false
 }
 
-// markedTag reports whether markForms acts on the element.
-func markedTag(a atom.Atom) bool {
-	switch a {
-	case atom.Form, atom.Input, atom.Select, atom.Textarea, atom.Button, atom.Keygen, atom.Noscript,
-		atom.Svg, atom.Math,
-		atom.Area, atom.Base, atom.Basefont, atom.Bgsound, atom.Col, atom.Frame, atom.Link, atom.Param,
-		atom.Source, atom.Track,
-		atom.B, atom.Big, atom.Blockquote, atom.Body, atom.Br, atom.Center, atom.Code, atom.Dd, atom.Div,
-		atom.Dl, atom.Dt, atom.Em, atom.Embed, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
-		atom.Head, atom.Hr, atom.I, atom.Img, atom.Li, atom.Listing, atom.Menu, atom.Meta, atom.Nobr,
-		atom.Ol, atom.P, atom.Pre, atom.Ruby, atom.S, atom.Small, atom.Span, atom.Strong, atom.Strike,
-		atom.Sub, atom.Sup, atom.Table, atom.Tt, atom.U, atom.Ul, atom.Var:
-		return true
-	}
-	return false
-}
-
 // tagName returns the lower-case tag name at the start of b (a raw tag after
 // its "<" or "</"), as the tokenizer delimits it, if it is one markForms acts
 // on, else "".
@@ -260,26 +257,216 @@ func tagName(b []byte) string {
 		buf[n] = c
 		n++
 	}
-	if a := atom.Lookup(buf[:n]); markedTag(a) {
-		return a.String()
+	// The elements markForms acts on (a switch costs less than
+	// atom.Lookup and returns constant strings).
+	switch string(buf[:n]) {
+	case "form":
+		return "form"
+	case "input":
+		return "input"
+	case "select":
+		return "select"
+	case "textarea":
+		return "textarea"
+	case "button":
+		return "button"
+	case "keygen":
+		return "keygen"
+	case "noscript":
+		return "noscript"
+	case "svg":
+		return "svg"
+	case "math":
+		return "math"
+	case "area":
+		return "area"
+	case "base":
+		return "base"
+	case "basefont":
+		return "basefont"
+	case "bgsound":
+		return "bgsound"
+	case "col":
+		return "col"
+	case "frame":
+		return "frame"
+	case "link":
+		return "link"
+	case "param":
+		return "param"
+	case "source":
+		return "source"
+	case "track":
+		return "track"
+	case "b":
+		return "b"
+	case "big":
+		return "big"
+	case "blockquote":
+		return "blockquote"
+	case "body":
+		return "body"
+	case "br":
+		return "br"
+	case "center":
+		return "center"
+	case "code":
+		return "code"
+	case "dd":
+		return "dd"
+	case "div":
+		return "div"
+	case "dl":
+		return "dl"
+	case "dt":
+		return "dt"
+	case "em":
+		return "em"
+	case "embed":
+		return "embed"
+	case "h1":
+		return "h1"
+	case "h2":
+		return "h2"
+	case "h3":
+		return "h3"
+	case "h4":
+		return "h4"
+	case "h5":
+		return "h5"
+	case "h6":
+		return "h6"
+	case "head":
+		return "head"
+	case "hr":
+		return "hr"
+	case "i":
+		return "i"
+	case "img":
+		return "img"
+	case "li":
+		return "li"
+	case "listing":
+		return "listing"
+	case "menu":
+		return "menu"
+	case "meta":
+		return "meta"
+	case "nobr":
+		return "nobr"
+	case "ol":
+		return "ol"
+	case "p":
+		return "p"
+	case "pre":
+		return "pre"
+	case "ruby":
+		return "ruby"
+	case "s":
+		return "s"
+	case "small":
+		return "small"
+	case "span":
+		return "span"
+	case "strong":
+		return "strong"
+	case "strike":
+		return "strike"
+	case "sub":
+		return "sub"
+	case "sup":
+		return "sup"
+	case "table":
+		return "table"
+	case "tt":
+		return "tt"
+	case "u":
+		return "u"
+	case "ul":
+		return "ul"
+	case "var":
+		return "var"
 	}
 	return ""
 }
 
 func mark(attr string, ord int) string {
+	if attr == attrFormMark && ord < len(formMarks) {
+		return formMarks[ord]
+	}
 	return " " + attr + `="` + strconv.Itoa(ord) + `"`
 }
 
-// splice returns a reader of src with the insertions in place, without
-// copying src.
-func splice(src []byte, ins []insertion) io.Reader {
-	rs := make([]io.Reader, 0, 2*len(ins)+1)
-	prev := 0
-	for _, in := range ins {
-		rs = append(rs, bytes.NewReader(src[prev:in.at]), strings.NewReader(in.text))
-		prev = in.at
+// The marks of the first forms, made once: a page's form marks and the
+// marks of controls that one form owns cost no allocation.
+var formMarks, ownerMarks [64]string
+
+func init() {
+	for i := range formMarks {
+		formMarks[i] = " " + attrFormMark + `="` + strconv.Itoa(i) + `"`
+		ownerMarks[i] = " " + attrOwnerMark + `="` + strconv.Itoa(i) + `"`
 	}
-	return io.MultiReader(append(rs, bytes.NewReader(src[prev:]))...)
+}
+
+// splicer reads src with markForms' insertions in place, without copying
+// src. Parse reuses splicers (see splicers).
+type splicer struct {
+	src []byte
+	ins []insertion
+	pos int // next byte of src to read
+	k   int // next insertion
+	off int // bytes of ins[k].text read
+}
+
+var splicers = sync.Pool{New: func() any { return new(splicer) }}
+
+// mark computes the insertions of src and rewinds the reader.
+func (r *splicer) mark(src []byte) {
+	ins, ok := appendFormInsertions(r.ins[:0], src)
+	if !ok {
+		ins = ins[:0]
+	}
+	*r = splicer{src: src, ins: ins}
+}
+
+// release drops the document and keeps the insertion buffer for reuse
+// unless it grew large.
+func (r *splicer) release() {
+	ins := r.ins
+	if cap(ins) > maxKeptItems {
+		ins = nil
+	}
+	clear(ins)
+	*r = splicer{ins: ins[:0]}
+}
+
+func (r *splicer) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if r.k < len(r.ins) && r.pos == r.ins[r.k].at {
+			t := r.ins[r.k].text
+			c := copy(p[n:], t[r.off:])
+			n += c
+			if r.off += c; r.off == len(t) {
+				r.k, r.off = r.k+1, 0
+			}
+			continue
+		}
+		end := len(r.src)
+		if r.k < len(r.ins) {
+			end = r.ins[r.k].at
+		}
+		if r.pos == end {
+			break
+		}
+		c := copy(p[n:], r.src[r.pos:end])
+		n += c
+		r.pos += c
+	}
+	if n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 // hasFormTag reports whether src contains "<form" (any case) followed by a

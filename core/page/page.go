@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/url"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 )
 
@@ -153,12 +152,15 @@ func parseUTF8(src []byte, base *url.URL) (p *Page, err error) {
 			p, err = nil, fmt.Errorf("page: parse %s: internal error: %v", urlString(base), r)
 		}
 	}()
-	root, err := html.ParseWithOptions(markForms(src), html.ParseOptionEnableScripting(false))
+	sp := splicers.Get().(*splicer)
+	sp.mark(src)
+	root, err := html.ParseWithOptions(sp, html.ParseOptionEnableScripting(false))
+	sp.release()
+	splicers.Put(sp)
 	if err != nil {
 		return nil, fmt.Errorf("page: parse %s: %w", urlString(base), err)
 	}
-	doc := goquery.NewDocumentFromNode(root)
-	return extract(doc, base, len(src)), nil
+	return extract(root, base), nil
 }
 
 func urlString(u *url.URL) string {

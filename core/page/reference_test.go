@@ -6,6 +6,7 @@ package page
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -292,6 +293,228 @@ func TestCollapse(t *testing.T) {
 	for _, c := range cases {
 		if got, want := collapse(c), collapseRef(c); got != want {
 			t.Fatalf("collapse(%q) = %q, want %q", c, got, want)
+		}
+	}
+}
+
+// textBufRef is textBuf.add as written before it copied runs of plain text
+// at once: word by word.
+type textBufRef struct {
+	b     []byte
+	space bool
+}
+
+func (t *textBufRef) add(s string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c <= ' ' {
+				i++
+				if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
+					if len(t.b) > 0 {
+						t.space = true
+					}
+				}
+				continue
+			}
+			j := i + 1
+			for j < len(s) && s[j] > ' ' && s[j] < utf8.RuneSelf {
+				j++
+			}
+			if t.space {
+				t.b = append(t.b, ' ')
+				t.space = false
+			}
+			t.b = append(t.b, s[i:j]...)
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if len(t.b) > 0 {
+				t.space = true
+			}
+		} else {
+			if t.space {
+				t.b = append(t.b, ' ')
+				t.space = false
+			}
+			t.b = append(t.b, s[i:i+size]...)
+		}
+		i += size
+	}
+}
+
+// TestTextBufMatchesRef feeds random text (white space of every kind,
+// control characters, multi-byte and invalid bytes), a few strings in a
+// row, to textBuf and textBufRef.
+func TestTextBufMatchesRef(t *testing.T) {
+	pieces := []string{"a", "bc", "word", "abcdefgh", "two words", "some more words here", "~!", " ", " ", " ", "  ", "\t", "\n", "\r\n", "\f", "\v", "\x01", "\x7f", "\x00",
+		"\u00a0", "\u0085", "\u2003", "\u3000", "\u2028", "é", "–", "日本", "\xff", "\xe2\x80", ".", "-"}
+	rng := rand.New(rand.NewPCG(goldenSeed, 4))
+	t.Logf("seed %d", goldenSeed)
+	for range 20000 {
+		var got textBuf
+		var want textBufRef
+		for n := rng.IntN(4); n >= 0; n-- {
+			var b strings.Builder
+			for k := rng.IntN(40); k > 0; k-- {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			got.add(b.String())
+			want.add(b.String())
+			if string(got.b) != string(want.b) || got.space != want.space {
+				t.Fatalf("after %q: got %q (space %v), want %q (space %v)", b.String(), got.b, got.space, want.b, want.space)
+			}
+		}
+	}
+}
+
+// spliceRef is the reader markForms returned before splicer: the pieces of
+// src and the insertions, one reader each.
+func spliceRef(src []byte, ins []insertion) io.Reader {
+	rs := make([]io.Reader, 0, 2*len(ins)+1)
+	prev := 0
+	for _, in := range ins {
+		rs = append(rs, bytes.NewReader(src[prev:in.at]), strings.NewReader(in.text))
+		prev = in.at
+	}
+	return io.MultiReader(append(rs, bytes.NewReader(src[prev:]))...)
+}
+
+// TestSplicerMatchesRef reads the marked documents of the scanner corpus
+// through a reused splicer, in reads of random sizes, and compares them with
+// spliceRef's.
+func TestSplicerMatchesRef(t *testing.T) {
+	rng := rand.New(rand.NewPCG(goldenSeed, 5))
+	t.Logf("seed %d", goldenSeed)
+	var sp splicer
+	marked := 0
+	for _, d := range scannerCorpus(t) {
+		ins, ok := formInsertions(d)
+		if !ok {
+			ins = nil
+		}
+		want, _ := io.ReadAll(spliceRef(d, ins))
+		sp.mark(d)
+		var got []byte
+		for {
+			p := make([]byte, 1+rng.IntN(64))
+			n, err := sp.Read(p)
+			got = append(got, p[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil || n == 0 {
+				t.Fatalf("Read = %d, %v", n, err)
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("marked %q:\n got %q\nwant %q", d, got, want)
+		}
+		if len(ins) > 0 {
+			marked++
+		}
+		sp.release()
+	}
+	if marked == 0 {
+		t.Fatal("no document with insertions")
+	}
+}
+
+// TestMarksCached checks the marks made once against marks made on demand,
+// and an owner mark of nested forms (not cached).
+func TestMarksCached(t *testing.T) {
+	for ord := range len(formMarks) + 2 {
+		want := fmt.Sprintf(` %s="%d"`, attrFormMark, ord)
+		if got := mark(attrFormMark, ord); got != want {
+			t.Errorf("mark(form, %d) = %q, want %q", ord, got, want)
+		}
+		s := formSim{open: []openForm{{ord: ord, depth: 2}}, depth: 3}
+		if got, want := s.ownerMark(), fmt.Sprintf(` %s="%d"`, attrOwnerMark, ord); got != want {
+			t.Errorf("ownerMark(%d) = %q, want %q", ord, got, want)
+		}
+		s = formSim{open: []openForm{{ord: 70, depth: 1}, {ord: ord, depth: 2}}, depth: 3}
+		if got, want := s.ownerMark(), fmt.Sprintf(` %s="%d 70"`, attrOwnerMark, ord); got != want {
+			t.Errorf("nested ownerMark(%d) = %q, want %q", ord, got, want)
+		}
+	}
+}
+
+// lastWordsRef is lastWords before it used strings.LastIndexByte: it returns the last n words of text[:end].
+func lastWordsRef(text string, end, n int) string {
+	end = min(end, len(text))
+	for end > 0 && text[end-1] == ' ' {
+		end--
+	}
+	lo := max(0, end-n*maxWordBytes)
+	k := end
+	for words := 0; k > lo && words < n; {
+		for k > lo && text[k-1] != ' ' {
+			k--
+		}
+		words++
+		if words < n {
+			for k > lo && text[k-1] == ' ' {
+				k--
+			}
+		}
+	}
+	for k < end && !utf8.RuneStart(text[k]) {
+		k++
+	}
+	return strings.TrimSpace(text[k:end])
+}
+
+// firstWordsRef is firstWords before it used strings.IndexByte: it returns the first n words of text[start:].
+func firstWordsRef(text string, start, n int) string {
+	start = max(start, 0)
+	for start < len(text) && text[start] == ' ' {
+		start++
+	}
+	hi := min(len(text), start+n*maxWordBytes)
+	k := start
+	for words := 0; k < hi && words < n; {
+		for k < hi && text[k] != ' ' {
+			k++
+		}
+		words++
+		if words < n {
+			for k < hi && text[k] == ' ' {
+				k++
+			}
+		}
+	}
+	for k > start && k < len(text) && !utf8.RuneStart(text[k]) {
+		k--
+	}
+	return strings.TrimSpace(text[start:k])
+}
+
+// TestWordsMatchRef compares lastWords and firstWords with the byte loops
+// they replaced, on random text (long words, runs of spaces, multi-byte
+// characters) at every offset.
+func TestWordsMatchRef(t *testing.T) {
+	pieces := []string{"a", "bc", "word", " ", "  ", "é", "日本", strings.Repeat("x", 70), "–"}
+	rng := rand.New(rand.NewPCG(goldenSeed, 6))
+	t.Logf("seed %d", goldenSeed)
+	for range 500 {
+		var b strings.Builder
+		for k := rng.IntN(60); k > 0; k-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		for off := -1; off <= len(text); off++ {
+			for _, n := range []int{1, 3, LinkContextWords, FormContextWords} {
+				if off < 0 {
+					// lastWords takes no negative end
+				} else if got, want := lastWords(text, off, n), lastWordsRef(text, off, n); got != want {
+					t.Fatalf("lastWords(%q, %d, %d) = %q, want %q", text, off, n, got, want)
+				}
+				if got, want := firstWords(text, off, n), firstWordsRef(text, off, n); got != want {
+					t.Fatalf("firstWords(%q, %d, %d) = %q, want %q", text, off, n, got, want)
+				}
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package page
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -8,61 +9,113 @@ import (
 
 // textBuf accumulates the visible text of a document with white space
 // collapsed to single spaces. Offsets into it (len) delimit the text of
-// links, forms, labels and controls. It is a strings.Builder so that the
-// page's text is not copied once more at the end.
+// links, forms, labels and controls. Its buffer is reused from page to page
+// (see walker.recycle): the page's text is copied out once, at its size.
 type textBuf struct {
-	b     strings.Builder
+	b     []byte
 	space bool // a separator is due before the next non-space character
 }
 
 // brk marks a word boundary (an element edge that separates text).
 func (t *textBuf) brk() {
-	if t.b.Len() > 0 {
+	if len(t.b) > 0 {
 		t.space = true
 	}
 }
 
-func (t *textBuf) len() int { return t.b.Len() }
-
-// String returns the text so far (without copying it).
-func (t *textBuf) String() string { return t.b.String() }
+func (t *textBuf) len() int { return len(t.b) }
 
 func (t *textBuf) add(s string) {
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if c <= ' ' {
-				i++
-				if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
-					t.brk()
-				}
+		if c <= ' ' {
+			i++
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' {
+				t.brk()
+			}
+			continue // other control characters are dropped
+		}
+		j := i + 1
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				t.brk()
+				i += size
 				continue
 			}
-			// A run of printable ASCII is copied at once.
-			j := i + 1
-			for j < len(s) && s[j] > ' ' && s[j] < utf8.RuneSelf {
-				j++
-			}
-			if t.space {
-				t.b.WriteByte(' ')
-				t.space = false
-			}
-			t.b.WriteString(s[i:j])
-			i = j
+			j = i + size
+		}
+		// s[i:j] is a character that is not white space: copy it with the
+		// text after it that needs no collapsing at once.
+		j = plainEnd(s, j)
+		if t.space {
+			t.b = append(t.b, ' ')
+			t.space = false
+		}
+		t.b = append(t.b, s[i:j]...)
+		i = j
+	}
+}
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// plainEnd returns the end of the text from s[j:] (which follows a
+// character that is not white space) that textBuf.add would copy as it is:
+// characters other than white space and control characters, and single
+// spaces followed by printable ASCII.
+func plainEnd(s string, j int) int {
+	// Eight bytes at a time while they are printable ASCII and single
+	// spaces before printable ASCII (most of a page's text).
+	for j+8 <= len(s) {
+		_ = s[j+7]
+		x := uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
+			uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
+		if x&hi8 != 0 {
+			break // non-ASCII
+		}
+		// Per byte (no carry crosses bytes: every byte is below 0x80): the
+		// high bit of low marks bytes below 0x21, of sp spaces.
+		low := ^(x + (0x80-0x21)*lo8) & hi8
+		if low == 0 {
+			j += 8
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			t.brk()
-		} else {
-			if t.space {
-				t.b.WriteByte(' ')
-				t.space = false
-			}
-			t.b.WriteString(s[i : i+size])
+		y := x ^ (' ' * lo8)
+		sp := ^((y + 0x7f*lo8) | y) & hi8
+		if low != sp || (sp<<8)&low != 0 {
+			break // a control character, or a space before another or before one
 		}
-		i += size
+		if sp>>56 != 0 {
+			j += 7 // the last byte is a space: look at it with what follows
+			continue
+		}
+		j += 8
 	}
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c > ' ' && c < utf8.RuneSelf:
+			j++
+		case c == ' ':
+			if j+1 < len(s) && s[j+1] > ' ' && s[j+1] < utf8.RuneSelf {
+				j += 2
+				continue
+			}
+			return j
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if unicode.IsSpace(r) {
+				return j
+			}
+			j += size
+		default:
+			return j
+		}
+	}
+	return j
 }
 
 // collapse trims s and collapses its white space runs to single spaces.
@@ -70,9 +123,10 @@ func collapse(s string) string {
 	if collapsed(s) {
 		return s
 	}
-	var t textBuf
+	var arr [128]byte
+	t := textBuf{b: arr[:0]}
 	t.add(s)
-	return t.String()
+	return string(t.b)
 }
 
 // collapsed reports whether collapse(s) is s: no white space but single
@@ -103,7 +157,7 @@ func collapsed(s string) bool {
 	return true
 }
 
-// between returns text[start:end] trimmed, clamped to text.
+// between returns text[start:end] (page text) trimmed, clamped to text.
 func between(text string, start, end int) string {
 	if start < 0 {
 		start = 0
@@ -114,7 +168,21 @@ func between(text string, start, end int) string {
 	if start >= end {
 		return ""
 	}
-	return strings.TrimSpace(text[start:end])
+	return trimSep(text[start:end])
+}
+
+// trimSep trims the spaces at the ends of s, a piece of page text (a
+// textBuf's), whose only white space is the single spaces that separate
+// words: strings.TrimSpace would return the same, at more cost.
+func trimSep(s string) string {
+	i, j := 0, len(s)
+	for i < j && s[i] == ' ' {
+		i++
+	}
+	for j > i && s[j-1] == ' ' {
+		j--
+	}
+	return s[i:j]
 }
 
 // maxWordBytes bounds how far lastWords and firstWords look per word, so
@@ -122,7 +190,17 @@ func between(text string, start, end int) string {
 // the bound is returned in part.
 const maxWordBytes = 64
 
-// lastWords returns the last n words of text[:end].
+// spaceMask loads s[j:j+8] and returns it with the high bit of every
+// byte that is a space set (and no other bit).
+func spaceMask(s string, j int) uint64 {
+	_ = s[j+7]
+	x := uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
+		uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
+	y := x ^ (' ' * lo8)
+	return ^(((y &^ hi8) + 0x7f*lo8) | y) & hi8
+}
+
+// lastWords returns the last n words of text[:end] (page text).
 func lastWords(text string, end, n int) string {
 	end = min(end, len(text))
 	for end > 0 && text[end-1] == ' ' {
@@ -130,9 +208,32 @@ func lastWords(text string, end, n int) string {
 	}
 	lo := max(0, end-n*maxWordBytes)
 	k := end
-	for words := 0; k > lo && words < n; {
-		for k > lo && text[k-1] != ' ' {
-			k--
+	words := 0
+	// Eight bytes at a time while the spaces are single (page text has no
+	// other), counting the words they end; a word's start is where the
+	// byte loop below would stop.
+	for words < n && k-8 >= lo {
+		m := spaceMask(text, k-8)
+		if m&(m>>8) != 0 || m&0x80 != 0 && k-9 >= lo && text[k-9] == ' ' {
+			break // two spaces in a row: the byte loop takes over
+		}
+		c := bits.OnesCount64(m)
+		if words+c < n {
+			words += c
+			k -= 8
+			continue
+		}
+		for ; words+1 < n; words++ {
+			m &^= 1 << (63 - bits.LeadingZeros64(m))
+		}
+		k = k - 8 + (63-bits.LeadingZeros64(m))/8 + 1
+		words = n
+	}
+	for k > lo && words < n {
+		if i := strings.LastIndexByte(text[lo:k], ' '); i >= 0 {
+			k = lo + i + 1
+		} else {
+			k = lo
 		}
 		words++
 		if words < n {
@@ -144,10 +245,10 @@ func lastWords(text string, end, n int) string {
 	for k < end && !utf8.RuneStart(text[k]) {
 		k++
 	}
-	return strings.TrimSpace(text[k:end])
+	return trimSep(text[k:end])
 }
 
-// firstWords returns the first n words of text[start:].
+// firstWords returns the first n words of text[start:] (page text).
 func firstWords(text string, start, n int) string {
 	start = max(start, 0)
 	for start < len(text) && text[start] == ' ' {
@@ -155,9 +256,30 @@ func firstWords(text string, start, n int) string {
 	}
 	hi := min(len(text), start+n*maxWordBytes)
 	k := start
-	for words := 0; k < hi && words < n; {
-		for k < hi && text[k] != ' ' {
-			k++
+	words := 0
+	// As in lastWords.
+	for words < n && k+8 <= hi {
+		m := spaceMask(text, k)
+		if m&(m<<8) != 0 || m>>63 != 0 && k+8 < hi && text[k+8] == ' ' {
+			break
+		}
+		c := bits.OnesCount64(m)
+		if words+c < n {
+			words += c
+			k += 8
+			continue
+		}
+		for ; words+1 < n; words++ {
+			m &= m - 1
+		}
+		k += bits.TrailingZeros64(m) / 8
+		words = n
+	}
+	for k < hi && words < n {
+		if i := strings.IndexByte(text[k:hi], ' '); i >= 0 {
+			k += i
+		} else {
+			k = hi
 		}
 		words++
 		if words < n {
@@ -169,5 +291,5 @@ func firstWords(text string, start, n int) string {
 	for k > start && k < len(text) && !utf8.RuneStart(text[k]) {
 		k--
 	}
-	return strings.TrimSpace(text[start:k])
+	return trimSep(text[start:k])
 }
