@@ -493,7 +493,9 @@ func (t *twoStage) stageSites(b *store.Batch, outs []outLink, high bool) error {
 		if k.explored {
 			continue
 		}
+		before := k.data
 		addLink(&k.data, o.anchor, o.around)
+		k.sim.added(before, o.anchor, o.around)
 		touched[o.site] = true
 	}
 	// in a fixed order: the push order breaks ties between equal scores
