@@ -521,6 +521,11 @@ func (t *twoStage) rescoreSites(b *store.Batch) error {
 		if it.Evidence != nil {
 			ev = *it.Evidence
 		}
+		if k := t.known[it.URL]; k != nil && k.data.Anchor == ev.Anchor && k.data.Around == ev.Around {
+			// queued with the evidence known now (not one an earlier run
+			// stored): its terms are kept, not stemmed again
+			return t.rk.siteMemo(it.URL, ev, &k.sim)
+		}
 		return t.rk.site(it.URL, ev.Anchor, ev.Around, ev.SF)
 	})
 	if err != nil {
