@@ -60,11 +60,12 @@ func (r *rankers) site(site, anchors, around string, _ int) float64 {
 // is not tokenized and stemmed each time; and under one FSS the cosines of
 // the site's URL and, once full (addLink adds nothing more), of its anchors
 // and of its text. The terms, joined by spaces, take about the bytes of the
-// evidence's own text (up to 2×600 per queued site) and are dropped with it
-// when the site is explored.
+// evidence's own text while it fills (under 600 per context per queued
+// site): the terms of a full context are dropped once its cosine is known
+// (a new FSS stems its text again), and all go when the site is explored.
 type simMemo struct {
 	// anchor and around are text.Terms of the evidence's anchors and text,
-	// joined by spaces.
+	// joined by spaces; "" for a full context whose cosine was computed.
 	anchor, around string
 	space          *rank.Space // the FSS of cos
 	cos            [3]float64  // by rank context, valid where known is set
@@ -106,6 +107,22 @@ func appendTerms(ts, s string) string {
 	return b.String()
 }
 
+// keptTerms returns the terms of the evidence text s, kept space-separated
+// in *kept while s fills; once s is full (addLink adds nothing more) they
+// are dropped, and its terms are those of s itself. ("" kept for a full s
+// is either: its terms are those of s.)
+func keptTerms(kept *string, s string) []string {
+	if len(s) < maxEvidence {
+		return strings.Fields(*kept)
+	}
+	if *kept == "" {
+		return text.Terms(s)
+	}
+	ts := strings.Fields(*kept)
+	*kept = "" // its cosine is kept from now on
+	return ts
+}
+
 // siteMemo is site for a site of the frontier whose evidence is ev, reusing
 // and filling m (which holds the terms of ev, see added).
 func (r *rankers) siteMemo(site string, ev frontier.Evidence, m *simMemo) float64 {
@@ -122,11 +139,11 @@ func (r *rankers) siteMemo(site string, ev frontier.Evidence, m *simMemo) float6
 		m.cos[rank.ContextURL], m.known[rank.ContextURL] = sp.Cosine(rank.ContextURL, text.URLTerms(site)), true
 	}
 	if !m.known[rank.ContextAnchor] {
-		m.cos[rank.ContextAnchor] = sp.Cosine(rank.ContextAnchor, strings.Fields(m.anchor))
+		m.cos[rank.ContextAnchor] = sp.Cosine(rank.ContextAnchor, keptTerms(&m.anchor, ev.Anchor))
 		m.known[rank.ContextAnchor] = len(ev.Anchor) >= maxEvidence
 	}
 	if !m.known[rank.ContextText] {
-		m.cos[rank.ContextText] = sp.Cosine(rank.ContextText, strings.Fields(m.around))
+		m.cos[rank.ContextText] = sp.Cosine(rank.ContextText, keptTerms(&m.around, ev.Around))
 		m.known[rank.ContextText] = len(ev.Around) >= maxEvidence
 	}
 	sim := m.cos[rank.ContextURL] + m.cos[rank.ContextAnchor] + m.cos[rank.ContextText]
