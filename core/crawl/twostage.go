@@ -58,7 +58,7 @@ type knownSite struct {
 	counted  bool // in the sites counter: its exploration began (maybe in an earlier run)
 	deep     bool
 	seed     bool
-	sim      simMemo          // of data, once full
+	sim      *simMemo         // of data, while queued (nil before a link to it)
 	status   store.SiteStatus // as the store had it when this run began
 	// redo is set for a site an earlier run explored and this run explores
 	// again to retry its failed pages: what it already counted is not
@@ -410,7 +410,7 @@ func (t *twoStage) finish(ctx context.Context, rec store.Site, hv *visited, outs
 	sync := e.db.SyncDue()
 	t.mu.Lock()
 	k.explored, k.deep = true, rec.Deep
-	k.data, k.sim = frontier.Evidence{}, simMemo{} // read for the last time above
+	k.data, k.sim = frontier.Evidence{}, nil // read for the last time above
 	t.mu.Unlock()
 	if rec.Deep && t.smart && hv.Page != nil {
 		// site frequency: the sites a deep site links to count it (smartcrawler)
@@ -493,7 +493,12 @@ func (t *twoStage) stageSites(b *store.Batch, outs []outLink, high bool) error {
 		if k.explored {
 			continue
 		}
+		before := k.data
 		addLink(&k.data, o.anchor, o.around)
+		if k.sim == nil {
+			k.sim = &simMemo{}
+		}
+		k.sim.added(before, o.anchor, o.around)
 		touched[o.site] = true
 	}
 	// in a fixed order: the push order breaks ties between equal scores
@@ -502,7 +507,7 @@ func (t *twoStage) stageSites(b *store.Batch, outs []outLink, high bool) error {
 	for _, s := range sites {
 		k := t.known[s]
 		ev := k.data // the frontier keeps its own copy
-		score := t.rk.siteMemo(s, ev, &k.sim)
+		score := t.rk.siteMemo(s, ev, k.sim)
 		items = append(items, frontier.Item{URL: s, Site: s, Score: score, Evidence: &ev})
 	}
 	if err := t.sf.PushAllIn(b, items, high); err != nil {
@@ -518,6 +523,11 @@ func (t *twoStage) rescoreSites(b *store.Batch) error {
 		var ev frontier.Evidence
 		if it.Evidence != nil {
 			ev = *it.Evidence
+		}
+		if k := t.known[it.URL]; k != nil && k.sim != nil && k.data.Anchor == ev.Anchor && k.data.Around == ev.Around {
+			// queued with the evidence known now (not one an earlier run
+			// stored): its terms are kept, not stemmed again
+			return t.rk.siteMemo(it.URL, ev, k.sim)
 		}
 		return t.rk.site(it.URL, ev.Anchor, ev.Around, ev.SF)
 	})

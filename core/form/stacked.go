@@ -276,7 +276,7 @@ func TrainKinds(ex []Example, opt TreeOptions) (*KindClassifier, error) {
 func (k *KindClassifier) Kind(f *page.Form) (string, float64, []float64) { return k.kind(analyze(f)) }
 
 func (k *KindClassifier) kind(a *analysis) (string, float64, []float64) {
-	p, _ := k.probs(a)
+	p := k.Tree.Probs(k.vector(a)) // no Explain: nothing reads the path
 	b := 0
 	for i := range p {
 		if p[i] > p[b] {

@@ -69,71 +69,73 @@ func (c *stepCache) step(m *Model, f *page.Form, fn func(*page.Form) searchStep)
 	return s
 }
 
+// keyBufs hold the bytes of the forms being keyed.
+var keyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 func (c *stepCache) key(f *page.Form) [2]uint64 {
-	var k [2]uint64
-	for i, seed := range c.seeds {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		writeForm(&h, f)
-		k[i] = h.Sum64()
+	// the form's bytes are laid out once and hashed whole twice: writing
+	// its few dozen parts into two hashes took more than the hashing
+	bp := keyBufs.Get().(*[]byte)
+	b := appendForm((*bp)[:0], f)
+	k := [2]uint64{maphash.Bytes(c.seeds[0], b), maphash.Bytes(c.seeds[1], b)}
+	if cap(b) <= 64<<10 { // a huge form's buffer is not worth keeping
+		*bp = b
+		keyBufs.Put(bp)
 	}
 	return k
 }
 
-// writeForm writes every part of f the first step may read: all but Index
-// and Context. Strings are length-prefixed so that no two forms write the
-// same bytes.
-func writeForm(h *maphash.Hash, f *page.Form) {
-	var buf [20]byte
-	num := func(n int) {
-		h.Write(strconv.AppendInt(buf[:0], int64(n), 10))
-		h.WriteByte(0)
+// appendForm appends every part of f the first step may read: all but
+// Index and Context. Strings are length-prefixed so that no two forms write
+// the same bytes.
+func appendForm(b []byte, f *page.Form) []byte {
+	num := func(b []byte, n int) []byte {
+		return append(strconv.AppendInt(b, int64(n), 10), 0)
 	}
-	str := func(s string) {
-		num(len(s))
-		h.WriteString(s)
+	str := func(b []byte, s string) []byte {
+		return append(num(b, len(s)), s...)
 	}
-	flag := func(b bool) {
-		if b {
-			h.WriteByte(1)
-		} else {
-			h.WriteByte(0)
+	flag := func(b []byte, v bool) []byte {
+		if v {
+			return append(b, 1)
 		}
+		return append(b, 0)
 	}
-	str(f.ID)
-	str(f.Name)
-	str(f.Class)
-	str(f.Action)
-	str(f.Method)
-	str(f.Enctype)
-	str(f.Text)
-	str(f.LinkText)
-	num(len(f.Submits))
+	b = str(b, f.ID)
+	b = str(b, f.Name)
+	b = str(b, f.Class)
+	b = str(b, f.Action)
+	b = str(b, f.Method)
+	b = str(b, f.Enctype)
+	b = str(b, f.Text)
+	b = str(b, f.LinkText)
+	b = num(b, len(f.Submits))
 	for _, s := range f.Submits {
-		str(s)
+		b = str(b, s)
 	}
-	num(len(f.Fields))
+	b = num(b, len(f.Fields))
 	for i := range f.Fields {
 		fd := &f.Fields[i]
-		str(fd.Tag)
-		str(fd.Type)
-		str(fd.Name)
-		str(fd.ID)
-		str(fd.Label)
-		str(fd.Placeholder)
-		str(fd.Value)
-		flag(fd.Checked)
-		flag(fd.Required)
-		flag(fd.Disabled)
-		num(fd.Size)
-		num(fd.MaxLength)
-		num(len(fd.Options))
+		b = str(b, fd.Tag)
+		b = str(b, fd.Type)
+		b = str(b, fd.Name)
+		b = str(b, fd.ID)
+		b = str(b, fd.Label)
+		b = str(b, fd.Placeholder)
+		b = str(b, fd.Value)
+		b = flag(b, fd.Checked)
+		b = flag(b, fd.Required)
+		b = flag(b, fd.Disabled)
+		b = num(b, fd.Size)
+		b = num(b, fd.MaxLength)
+		b = num(b, len(fd.Options))
 		for _, o := range fd.Options {
-			str(o.Value)
-			str(o.Text)
-			flag(o.Selected)
+			b = str(b, o.Value)
+			b = str(b, o.Text)
+			b = flag(b, o.Selected)
 		}
 	}
+	return b
 }
 
 // computeStep runs the first step on f.

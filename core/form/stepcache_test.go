@@ -133,3 +133,16 @@ func deepCopyForm(f page.Form) page.Form {
 	f.Fields = fields
 	return f
 }
+
+// BenchmarkStepCacheKey measures keying every form of the fixture page,
+// as the cache does for every form of every page.
+func BenchmarkStepCacheKey(b *testing.B) {
+	forms := fixture(b).Forms
+	c := newStepCache()
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range forms {
+			c.key(&forms[i])
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package frontier
 
 import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -82,5 +85,50 @@ func TestCorruptEvidence(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEvidenceEncodingIsJSON: the evidence is stored in the very bytes
+// json.Marshal gives, escapes, HTML characters, invalid UTF-8, U+2028 and
+// negative counts included.
+func TestEvidenceEncodingIsJSON(t *testing.T) {
+	const seed = 23
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	parts := []string{"", "a", "used cars", "\"", "\\", "<b>", "&amp;", "\n", "\t", "\x00", "\x1f", "\x7f", "é", "日本",
+		"\xff", "\xe2\x80", "\u2028", "\u2029", "\U0001F600", "http://s.example/a?x=1&y=2"}
+	str := func() string {
+		var b strings.Builder
+		for range rng.IntN(5) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		return b.String()
+	}
+	for range 5000 {
+		ev := Evidence{From: str(), Anchor: str(), Around: str(), SF: rng.IntN(5) - 1}
+		got, err := encodeEvidence(&ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		if ev != (Evidence{}) {
+			if want, err = json.Marshal(evidenceJSON{From: ev.From, Anchor: ev.Anchor, Around: ev.Around, SF: ev.SF}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%+v encoded %s, json.Marshal %s", ev, got, want)
+		}
+	}
+}
+
+// BenchmarkEncodeEvidence measures encoding a link's evidence.
+func BenchmarkEncodeEvidence(b *testing.B) {
+	ev := &Evidence{From: "http://best-autos.com/inventory/", Anchor: "Used Cars", Around: "Browse our inventory of certified pre-owned sedans, coupes and trucks near you"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := encodeEvidence(ev); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

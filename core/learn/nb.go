@@ -3,6 +3,7 @@ package learn
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math"
 	"sort"
 )
@@ -198,6 +199,44 @@ func (m *NB) LogScores(doc []string) []float64 {
 		}
 	}
 	return s
+}
+
+// logScoresOf is LogScores over the terms terms yields, summed in the
+// same order (bit for bit the same scores), without a slice of them.
+func (m *NB) logScoresOf(terms iter.Seq[string]) []float64 {
+	k := len(m.Classes)
+	if t := m.frozen; t != nil {
+		s := append([]float64(nil), t.prior...)
+		for term := range terms {
+			if lp, ok := t.logp[term]; ok {
+				for c := range k {
+					s[c] += lp[c]
+				}
+			}
+		}
+		return s
+	}
+	s := m.logPriors()
+	denom := m.logDenoms()
+	for t := range terms {
+		cnt, ok := m.TermCounts[t]
+		if !ok {
+			continue
+		}
+		for c := range k {
+			s[c] += math.Log(cnt[c]+m.Alpha) - denom[c]
+		}
+	}
+	return s
+}
+
+// ProbOf is Prob of the document whose terms terms yields.
+func (m *NB) ProbOf(terms iter.Seq[string], label string) float64 {
+	c := m.class(label)
+	if c < 0 {
+		return 0
+	}
+	return softmax(m.logScoresOf(terms))[c]
 }
 
 // Probs returns the posterior P(c | doc) for every class, in Classes order,

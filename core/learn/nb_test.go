@@ -2,6 +2,7 @@ package learn
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,28 @@ func TestNBOnlineAdd(t *testing.T) {
 	}
 	if _, err := TrainNB([][]string{{"a"}}, nil, 1); err == nil {
 		t.Error("length mismatch accepted")
+	}
+}
+
+// ProbOf scores the terms a sequence yields as Prob scores a slice of
+// them, bit for bit, frozen or not.
+func TestNBProbOf(t *testing.T) {
+	docs := [][]string{strings.Fields("a b b c"), strings.Fields("c d e"), strings.Fields("a e e f")}
+	m, err := TrainNB(docs, []string{"x", "y", "x"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := [][]string{nil, strings.Fields("a a z"), strings.Fields("f e d c b a"), strings.Fields("q")}
+	for _, frozen := range []bool{false, true} {
+		if frozen {
+			m.Freeze()
+		}
+		for _, d := range tests {
+			for _, label := range []string{"x", "y", "unknown"} {
+				if got, want := m.ProbOf(slices.Values(d), label), m.Prob(d, label); got != want {
+					t.Errorf("frozen %v: ProbOf(%q, %s) = %v, Prob %v", frozen, d, label, got, want)
+				}
+			}
+		}
 	}
 }

@@ -322,3 +322,31 @@ func TestLinkClassifier(t *testing.T) {
 		t.Errorf("table header: %q", strings.SplitN(buf.String(), "\n", 2)[0])
 	}
 }
+
+// Similarity is the three contexts' Cosine summed in order, bit for bit
+// (a caller keeps the cosines that did not change), URL splits included.
+func TestSimilarityIsCosines(t *testing.T) {
+	const seed = 5
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	words := []string{"car", "auto", "used", "search", "dealer", "price", "truck", "usedcar", "autodealer", "x"}
+	pick := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = words[rng.IntN(len(words))]
+		}
+		return out
+	}
+	var nilSpace *Space
+	if nilSpace.Cosine(ContextText, pick(3)) != 0 {
+		t.Fatal("a nil space scores")
+	}
+	for i := 0; i < 300; i++ {
+		s := SpaceFromTerms(SpaceFSS, pick(1+rng.IntN(4)), pick(1+rng.IntN(4)), pick(1+rng.IntN(4)))
+		f := Features{URL: pick(rng.IntN(8)), Anchor: pick(rng.IntN(20)), Text: pick(rng.IntN(60))}
+		got := s.Cosine(ContextURL, f.URL) + s.Cosine(ContextAnchor, f.Anchor) + s.Cosine(ContextText, f.Text)
+		if want := s.Similarity(f); got != want {
+			t.Fatalf("cosines of %+v sum to %v, Similarity %v", f, got, want)
+		}
+	}
+}

@@ -64,6 +64,27 @@ func (s *Space) Similarity(f Features) float64 {
 		cosTerms(s.Text, s.norms[2], f.Text)
 }
 
+// The contexts of a Space and of Features, for [Space.Cosine].
+const (
+	ContextURL = iota
+	ContextAnchor
+	ContextText
+)
+
+// Cosine returns the cosine of one context (ContextURL, ContextAnchor or
+// ContextText) of a site or link whose terms in that context are terms:
+// Similarity is the three summed in that order, so a caller that knows one
+// did not change may keep it. A nil space scores 0.
+func (s *Space) Cosine(context int, terms []string) float64 {
+	if s == nil {
+		return 0
+	}
+	if context == ContextURL {
+		terms = s.splitURL(terms)
+	}
+	return cosTerms(s.vectors()[context], s.norms[context], terms)
+}
+
 // splitURL splits the URL tokens that are not terms of U on the space's
 // vocabulary (the URL sub-term rule), allocating only when one splits.
 func (s *Space) splitURL(terms []string) []string {

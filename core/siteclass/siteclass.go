@@ -150,7 +150,7 @@ type Classifier struct {
 	NB          *learn.NB `json:"nb"`
 	// Sources says what the classifier was trained from.
 	Sources Sources         `json:"sources"`
-	feats   map[string]bool // set of Features
+	feats   map[string]bool // set of Features, web boilerplate left out (Terms drops it)
 }
 
 // Sources counts what a classifier was trained from.
@@ -302,7 +302,15 @@ func (c *Classifier) keep(ts []string) []string {
 // Prob returns P(relevant | homepage text). A page with none of the
 // selected terms scores 0.5 (no evidence).
 func (c *Classifier) Prob(homepage string) float64 {
-	return c.NB.Prob(c.keep(Terms(homepage)), Relevant)
+	// the terms are read one by one, the features kept as met: a
+	// homepage's few hundred terms are not collected to keep a dozen
+	return c.NB.ProbOf(func(yield func(string) bool) {
+		for t := range text.AllTerms(homepage) {
+			if c.feats[t] && !yield(t) {
+				return
+			}
+		}
+	}, Relevant)
 }
 
 // Relevant reports whether the homepage is on topic, with its probability.
@@ -355,7 +363,9 @@ func Unmarshal(b []byte) (*Classifier, error) {
 	}
 	c.feats = make(map[string]bool, len(c.Features))
 	for _, t := range c.Features {
-		c.feats[t] = true
+		if !boilerplate[t] {
+			c.feats[t] = true
+		}
 	}
 	c.NB.Freeze()
 	return &c, nil

@@ -233,3 +233,39 @@ func TestBundledBackgroundTerms(t *testing.T) {
 		}
 	}
 }
+
+// Prob reads a homepage's features as it tokenizes it; it must give, bit
+// for bit, the probability of the Naive Bayes model over the filtered terms
+// (a --seed-run crawl depends on it), trained, reloaded and after learning.
+func TestProbIsNBOfFilteredTerms(t *testing.T) {
+	fx := fixtures(t)
+	c, err := Train("auto", fx["auto"][:2], autoKeywords, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []string
+	for _, hs := range fx {
+		pages = append(pages, hs...)
+	}
+	pages = append(pages, "", "welcome home login contact us", "cars 4x4 trucks 2025 suv")
+	check := func(name string, c *Classifier) {
+		t.Helper()
+		for _, h := range pages {
+			if got, want := c.Prob(h), c.NB.Prob(c.keep(Terms(h)), Relevant); got != want {
+				t.Fatalf("%s: Prob(%.40q) = %v, Naive Bayes of the filtered terms %v", name, h, got, want)
+			}
+		}
+	}
+	check("trained", c)
+	check("reloaded", c2)
+	c2.Learn(fx["music"][0], true)
+	check("after learning", c2)
+}

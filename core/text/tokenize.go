@@ -1,6 +1,7 @@
 package text
 
 import (
+	"iter"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -162,19 +163,40 @@ func Terms(s string) []string {
 		out = make([]string, 0, len(spans))
 	}
 	for _, t := range spans {
-		tok := lb[t.start:t.end]
-		if len(tok) < 2 || tok[0] >= utf8.RuneSelf && utf8.RuneCount(tok) < 2 {
-			continue
-		}
-		if hasDigit(tok) { // no stop word has a digit; Stem keeps such words
-			out = append(out, string(tok))
-			continue
-		}
-		// One look-up answers both "stop word?" and "stem?".
-		if e := entryOf(stemCache, tok); !e.stop {
-			out = append(out, e.stem)
+		if term, ok := termOf(lb[t.start:t.end]); ok {
+			out = append(out, term)
 		}
 	}
 	sp.put(lb, spans)
 	return out
+}
+
+// AllTerms yields the terms of s one by one, in the order Terms returns
+// them, without building the slice: for a caller that keeps few of a
+// page's terms (a classifier reading its own features).
+func AllTerms(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		sp := spanPool.Get().(*tokBuf)
+		lb, spans := lowerTokens(s, sp.lower[:0], sp.spans[:0])
+		defer sp.put(lb, spans)
+		for _, t := range spans {
+			if term, ok := termOf(lb[t.start:t.end]); ok && !yield(term) {
+				return
+			}
+		}
+	}
+}
+
+// termOf returns the term of a lower-cased token, ok false when Terms drops
+// it (one character, a stop word).
+func termOf(tok []byte) (string, bool) {
+	if len(tok) < 2 || tok[0] >= utf8.RuneSelf && utf8.RuneCount(tok) < 2 {
+		return "", false
+	}
+	if hasDigit(tok) { // no stop word has a digit; Stem keeps such words
+		return string(tok), true
+	}
+	// One look-up answers both "stop word?" and "stem?".
+	e := entryOf(stemCache, tok)
+	return e.stem, !e.stop
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -78,6 +79,23 @@ func TestTokenizeMatchesRunes(t *testing.T) {
 		if got, want := Terms(s), termsRef(s); !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d: Terms(%q) = %q, rune by rune %q", seed, s, got, want)
 		}
+		if got, want := slices.Collect(AllTerms(s)), termsRef(s); !slices.Equal(got, want) {
+			t.Fatalf("seed %d: AllTerms(%q) = %q, rune by rune %q", seed, s, got, want)
+		}
+	}
+}
+
+// AllTerms stops when its caller does.
+func TestAllTermsStops(t *testing.T) {
+	var got []string
+	for term := range AllTerms("used cars, trucks and vans for sale") {
+		got = append(got, term)
+		if len(got) == 2 {
+			break
+		}
+	}
+	if want := Terms("used cars")[:2]; !slices.Equal(got, want) {
+		t.Fatalf("first two terms %q, want %q", got, want)
 	}
 }
 
