@@ -8,12 +8,14 @@ package cpubench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +39,12 @@ type Options struct {
 	Seeds int
 	// Dir is the work directory (a temporary one, removed, when "").
 	Dir string
+	// Rounds is the number of colly-then-dwcrawl rounds (default 1): one
+	// run's ratio moves with the machine's load, the median of several
+	// much less.
+	Rounds int
+	// Progress, if set, is told of each round when it ends.
+	Progress func(round int, r Round)
 }
 
 // Side is one crawler's measurement.
@@ -50,17 +58,30 @@ type Side struct {
 	MsPerPage float64 `json:"cpu_ms_per_page"`
 }
 
-// Result holds both sides and their ratio.
-type Result struct {
+// Round is one side-by-side measurement: colly, then dwcrawl.
+type Round struct {
 	Colly   Side    `json:"colly"`
 	Dwcrawl Side    `json:"dwcrawl"`
 	Ratio   float64 `json:"ratio"` // dwcrawl's CPU per page / colly's
 }
 
-// Run measures colly, then dwcrawl.
+// Result is the round of median ratio (its fields at the top level, as a
+// single round's) and, with several rounds, every round in run order.
+type Result struct {
+	Round
+	Rounds []Round `json:"rounds,omitempty"`
+}
+
+// Run measures colly, then dwcrawl, o.Rounds times.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Pages <= 0 || o.Workers <= 0 || o.Colly == "" {
 		return nil, fmt.Errorf("cpu bench: want pages > 0, workers > 0 and the colly executable")
+	}
+	if o.Rounds < 0 {
+		return nil, fmt.Errorf("cpu bench: rounds %d: want 1 or more", o.Rounds)
+	}
+	if o.Rounds == 0 {
+		o.Rounds = 1
 	}
 	if o.Seeds <= 0 {
 		o.Seeds = 10
@@ -91,6 +112,45 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("cpu bench: the web has no sites of domain %q", o.Domain)
 	}
 	res := &Result{}
+	for i := 1; i <= o.Rounds; i++ {
+		crawlDir := filepath.Join(dir, "crawl")
+		if o.Rounds > 1 {
+			crawlDir = filepath.Join(dir, fmt.Sprintf("crawl-%d", i))
+		}
+		r, err := round(ctx, o, cfgFile, crawlDir, seeds)
+		if err != nil {
+			if o.Rounds > 1 {
+				err = fmt.Errorf("round %d: %w", i, err)
+			}
+			return nil, err
+		}
+		if o.Dir == "" {
+			os.RemoveAll(crawlDir) // a 10k-page crawl is ~50 MB
+		}
+		if o.Progress != nil {
+			o.Progress(i, r)
+		}
+		res.Rounds = append(res.Rounds, r)
+	}
+	res.Round = median(res.Rounds)
+	if o.Rounds == 1 {
+		res.Rounds = nil
+	}
+	return res, nil
+}
+
+// median returns the round of median ratio (the lower middle one of an
+// even count).
+func median(rs []Round) Round {
+	s := slices.Clone(rs)
+	slices.SortStableFunc(s, func(a, b Round) int { return cmp.Compare(a.Ratio, b.Ratio) })
+	return s[(len(s)-1)/2]
+}
+
+// round measures colly, then dwcrawl into crawlDir.
+func round(ctx context.Context, o Options, cfgFile, crawlDir string, seeds []string) (Round, error) {
+	var res Round
+	var err error
 	// colly through the web served as a proxy
 	res.Colly, err = side(ctx, o.Command, "colly", []string{"--config", cfgFile, "--proxy"}, func(addr string) (int64, time.Duration, error) {
 		var out bytes.Buffer
@@ -110,13 +170,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return r.Pages, webproc.CPUOf(cmd.ProcessState), nil
 	})
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Dwcrawl, err = side(ctx, o.Command, "dwcrawl", []string{"--config", cfgFile}, func(addr string) (int64, time.Duration, error) {
 		var out bytes.Buffer
 		errw, errs := webproc.Tail()
 		cmd := o.Command.Cmd(ctx, "run", "--testbed", "--config", cfgFile, "--web-addr", addr, "--pages", strconv.Itoa(o.Pages),
-			"--workers", strconv.Itoa(o.Workers), "--dir", filepath.Join(dir, "crawl"), "--json", o.Profile)
+			"--workers", strconv.Itoa(o.Workers), "--dir", crawlDir, "--json", o.Profile)
 		cmd.Stdout, cmd.Stderr = &out, errw
 		if err := cmd.Run(); err != nil {
 			return 0, 0, fmt.Errorf("dwcrawl run: %v: %s", err, errs())
@@ -130,7 +190,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return r.Pages, webproc.CPUOf(cmd.ProcessState), nil
 	})
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	if res.Colly.MsPerPage > 0 {
 		res.Ratio = res.Dwcrawl.MsPerPage / res.Colly.MsPerPage
@@ -163,8 +223,15 @@ func side(ctx context.Context, c webproc.Command, name string, serveArgs []strin
 	return s, nil
 }
 
-// WriteText prints the two sides and the ratio.
+// WriteText prints the two sides and the ratio; with several rounds, each
+// round's ratio first.
 func WriteText(w io.Writer, r *Result) {
+	if len(r.Rounds) > 1 {
+		for i, rd := range r.Rounds {
+			fmt.Fprintf(w, "round %d: colly %.3f ms, dwcrawl %.3f ms per page: %.2f×\n", i+1, rd.Colly.MsPerPage, rd.Dwcrawl.MsPerPage, rd.Ratio)
+		}
+		fmt.Fprintf(w, "the round of median ratio:\n")
+	}
 	fmt.Fprintf(w, "%-8s %8s %12s %12s %8s %14s\n", "crawler", "pages", "client CPU", "server CPU", "wall", "CPU per page")
 	for _, s := range []Side{r.Colly, r.Dwcrawl} {
 		fmt.Fprintf(w, "%-8s %8d %11.2fs %11.2fs %7.1fs %11.3f ms\n", s.Name, s.Pages, s.ClientCPU, s.ServerCPU, s.Wall, s.MsPerPage)
