@@ -76,11 +76,11 @@ func (b *Batch) SetSite(s Site) error {
 	if s.URL == "" {
 		return fmt.Errorf("store: set site %q: empty URL", s.Host)
 	}
-	v, err := json.Marshal(&s)
-	if err != nil {
+	var err error
+	if b.buf, err = appendSiteJSON(b.buf[:0], &s); err != nil {
 		return fmt.Errorf("store: set site %s: %w", s.URL, err)
 	}
-	return b.pb.Set(siteKey(s.URL), v, nil)
+	return b.pb.Set(siteKey(s.URL), b.buf, nil) // copies the value
 }
 
 // SetURL stages a URL state. The stored FrontierKey is kept (the store owns

@@ -5,7 +5,8 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/dwcrawl/dwcrawl/store"
 )
 
 // encode returns the page record's JSON, as encoding/json writes it less
@@ -19,24 +20,24 @@ func (r *pageRecord) encode(b []byte) ([]byte, error) {
 		}
 	}
 	b = append(b, `{"url":`...)
-	b = appendJSONString(b, r.URL)
+	b = store.AppendJSONString(b, r.URL)
 	if r.Final != "" {
-		b = appendJSONString(append(b, `,"final":`...), r.Final)
+		b = store.AppendJSONString(append(b, `,"final":`...), r.Final)
 	}
-	b = appendJSONString(append(b, `,"site":`...), r.Site)
+	b = store.AppendJSONString(append(b, `,"site":`...), r.Site)
 	if r.Parent != "" {
-		b = appendJSONString(append(b, `,"parent":`...), r.Parent)
+		b = store.AppendJSONString(append(b, `,"parent":`...), r.Parent)
 	}
 	b = strconv.AppendInt(append(b, `,"depth":`...), int64(r.Depth), 10)
 	b = strconv.AppendInt(append(b, `,"status":`...), int64(r.Status), 10)
 	if r.Err != "" {
-		b = appendJSONString(append(b, `,"err":`...), r.Err)
+		b = store.AppendJSONString(append(b, `,"err":`...), r.Err)
 	}
 	if r.Title != "" {
-		b = appendJSONString(append(b, `,"title":`...), r.Title)
+		b = store.AppendJSONString(append(b, `,"title":`...), r.Title)
 	}
 	if r.Text != "" {
-		b = appendJSONString(append(b, `,"text":`...), r.Text)
+		b = store.AppendJSONString(append(b, `,"text":`...), r.Text)
 	}
 	if len(r.Links) > 0 {
 		b = append(b, `,"links":[`...)
@@ -44,15 +45,15 @@ func (r *pageRecord) encode(b []byte) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(append(b, `{"u":`...), l.U)
+			b = store.AppendJSONString(append(b, `{"u":`...), l.U)
 			if l.A != "" {
-				b = appendJSONString(append(b, `,"a":`...), l.A)
+				b = store.AppendJSONString(append(b, `,"a":`...), l.A)
 			}
 			if l.B != "" {
-				b = appendJSONString(append(b, `,"b":`...), l.B)
+				b = store.AppendJSONString(append(b, `,"b":`...), l.B)
 			}
 			if l.F != "" {
-				b = appendJSONString(append(b, `,"f":`...), l.F)
+				b = store.AppendJSONString(append(b, `,"f":`...), l.F)
 			}
 			b = append(b, '}')
 		}
@@ -65,7 +66,7 @@ func (r *pageRecord) encode(b []byte) ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = strconv.AppendInt(append(b, `{"i":`...), int64(f.Index), 10)
-			b = appendJSONString(append(b, `,"k":`...), f.Kind)
+			b = store.AppendJSONString(append(b, `,"k":`...), f.Kind)
 			if f.Searchable {
 				b = append(b, `,"s":true`...)
 			}
@@ -88,49 +89,4 @@ func (r *pageRecord) encode(b []byte) ([]byte, error) {
 		b = strconv.AppendInt(append(b, `,"refetches":`...), int64(r.Refetches), 10)
 	}
 	return append(b, '}'), nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string; invalid UTF-8 becomes
-// U+FFFD, as encoding/json writes it.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
