@@ -12,9 +12,9 @@
 // wall time for 25-30 % less CPU. A fixed GOMAXPROCS=1 would cap a crawl
 // that does become CPU-bound (large profiles, many workers, the testbed's
 // server), so the governor measures the process's CPU use four times a
-// second, removes processors after a second in which fewer would have been
-// at most 90 % busy, and doubles them once it has kept them 90 % busy for
-// half a second.
+// second, starts with one processor, removes processors after a second in
+// which fewer would have been at most 90 % busy, and doubles them once it
+// has kept them 90 % busy for two seconds.
 package procs
 
 import (
@@ -34,8 +34,9 @@ type Options struct {
 	// Interval is the measuring window (default 250 ms).
 	Interval time.Duration
 	// UpAfter is how many windows in a row must find the processors
-	// saturated before the governor adds any (default 2, half a second):
-	// a burst of work does not buy processors a steady crawl then pays for.
+	// saturated before the governor adds any (default 8, two seconds):
+	// a burst of work, such as a crawl's first seconds, does not buy
+	// processors a steady crawl then pays for.
 	UpAfter int
 	// DownAfter is how many windows in a row must ask for fewer processors
 	// before the governor removes any (default 4, one second).
@@ -56,9 +57,12 @@ type Options struct {
 const busy = 0.9
 
 // Governor adjusts GOMAXPROCS from one measuring window to the next. It
-// starts at Max, so that start-up work in parallel is not slowed; a crawl
-// that then waits on the network and politeness loses the idle processors
-// after DownAfter windows.
+// starts at Min and adds processors only to a process that stays saturated
+// for UpAfter windows. Starting at Max (as it did) cost more than it saved:
+// on the 10,000-page benchmark of `dwcrawl bench cpu` a client that began on
+// two processors and was taken down to one after a second used 7.0 s of CPU
+// (13 runs) against 6.2 s (10 runs) for one held at a single processor from
+// the start, for the same wall time; start-up gained nothing measurable.
 type Governor struct {
 	o     Options
 	procs int
@@ -68,7 +72,7 @@ type Governor struct {
 	start int // GOMAXPROCS when Run started, restored at its end
 }
 
-// New returns a governor; its first value is Max processors.
+// New returns a governor; its first value is Min processors.
 func New(o Options) *Governor {
 	if o.Max <= 0 {
 		o.Max = runtime.GOMAXPROCS(0)
@@ -83,7 +87,7 @@ func New(o Options) *Governor {
 		o.Interval = 250 * time.Millisecond
 	}
 	if o.UpAfter <= 0 {
-		o.UpAfter = 2
+		o.UpAfter = 8
 	}
 	if o.DownAfter <= 0 {
 		o.DownAfter = 4
@@ -94,7 +98,7 @@ func New(o Options) *Governor {
 	if o.set == nil {
 		o.set = func(n int) { runtime.GOMAXPROCS(n) }
 	}
-	return &Governor{o: o, procs: o.Max}
+	return &Governor{o: o, procs: o.Min}
 }
 
 // Procs is the number of processors the governor has set.
@@ -142,6 +146,9 @@ func (g *Governor) Run(ctx context.Context) {
 	}
 	g.start = runtime.GOMAXPROCS(0)
 	defer g.o.set(g.start)
+	if g.procs != g.start {
+		g.o.set(g.procs)
+	}
 	t := time.NewTicker(g.o.Interval)
 	defer t.Stop()
 	prev := time.Now()

@@ -16,28 +16,40 @@ func TestObserve(t *testing.T) {
 	tests := []struct {
 		name     string
 		min, max int
+		from     int // processors before the first window (0: New's own start)
+		up       int // Options.UpAfter (0: the default)
 		steps    []step
 	}{
-		{"starts at max; idle goes down after four windows", 1, 8, []step{
+		{"starts at min; saturated for eight windows doubles", 1, 2, 0, 0, []step{
+			{95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {95 * ms, 2}, {190 * ms, 2}}},
+		{"a start-up burst of seven windows does not add", 1, 2, 0, 0, []step{
+			{95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {95 * ms, 1}, {30 * ms, 1}, {95 * ms, 1}}},
+		{"idle goes down after four windows", 1, 8, 8, 0, []step{
 			{30 * ms, 8}, {30 * ms, 8}, {30 * ms, 8}, {30 * ms, 1}, {30 * ms, 1}}},
-		{"a burst does not add", 1, 2, []step{
+		{"a burst does not add", 1, 2, 2, 2, []step{
 			{30 * ms, 2}, {30 * ms, 2}, {30 * ms, 2}, {30 * ms, 1}, {95 * ms, 1}, {30 * ms, 1}, {95 * ms, 1}, {89 * ms, 1}}},
-		{"saturated for two windows doubles, up to max", 1, 4, []step{
+		{"saturated for two windows doubles, up to max", 1, 4, 4, 2, []step{
 			{0, 4}, {0, 4}, {0, 4}, {0, 1}, {95 * ms, 1}, {95 * ms, 2}, {190 * ms, 2}, {185 * ms, 4}, {400 * ms, 4}, {400 * ms, 4}}},
-		{"a saturated window in between restarts the count", 1, 8, []step{
+		{"a saturated window in between restarts the count", 1, 8, 8, 0, []step{
 			{30 * ms, 8}, {30 * ms, 8}, {750 * ms, 8}, {30 * ms, 8}, {30 * ms, 8}, {30 * ms, 8}, {30 * ms, 1}}},
-		{"going down keeps what the busiest low window needed", 1, 8, []step{
+		{"going down keeps what the busiest low window needed", 1, 8, 8, 0, []step{
 			{30 * ms, 8}, {200 * ms, 8}, {30 * ms, 8}, {30 * ms, 3}}},
-		{"between busy x (n-1) and busy x n nothing changes", 1, 2, []step{
+		{"between busy x (n-1) and busy x n nothing changes", 1, 2, 2, 0, []step{
 			{91 * ms, 2}, {120 * ms, 2}, {170 * ms, 2}, {100 * ms, 2}, {95 * ms, 2}, {91 * ms, 2}}},
-		{"ninety percent of one processor on two goes down to one", 1, 2, []step{
+		{"ninety percent of one processor on two goes down to one", 1, 2, 2, 0, []step{
 			{85 * ms, 2}, {85 * ms, 2}, {85 * ms, 2}, {85 * ms, 1}, {85 * ms, 1}}},
-		{"min is kept", 2, 8, []step{
+		{"min is kept", 2, 8, 8, 0, []step{
 			{0, 8}, {0, 8}, {0, 8}, {0, 2}, {0, 2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := New(Options{Min: tt.min, Max: tt.max, cpu: func() (time.Duration, error) { return 0, nil }, set: func(int) {}})
+			g := New(Options{Min: tt.min, Max: tt.max, UpAfter: tt.up, cpu: func() (time.Duration, error) { return 0, nil }, set: func(int) {}})
+			if g.Procs() != tt.min {
+				t.Fatalf("a new governor has %d processors, want min %d", g.Procs(), tt.min)
+			}
+			if tt.from > 0 {
+				g.procs = tt.from
+			}
 			for i, s := range tt.steps {
 				if got := g.Observe(s.cpu, 100*ms); got != s.want {
 					t.Fatalf("window %d (%v of CPU in 100ms): %d processors, want %d", i, s.cpu, got, s.want)
@@ -56,7 +68,7 @@ func TestRun(t *testing.T) {
 	busy := false
 	var sets []int
 	last := time.Now()
-	o := Options{Min: 1, Max: 4, Interval: 5 * time.Millisecond, DownAfter: 2,
+	o := Options{Min: 1, Max: 4, Interval: 5 * time.Millisecond, DownAfter: 2, UpAfter: 2,
 		cpu: func() (time.Duration, error) {
 			mu.Lock()
 			defer mu.Unlock()
