@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -174,35 +175,10 @@ func (m *NB) AddWeighted(doc []string, label string, w float64) error {
 
 // LogScores returns log P(c) + Σ log P(t|c) for every class, in Classes
 // order (unnormalised log joint probabilities).
-func (m *NB) LogScores(doc []string) []float64 {
-	k := len(m.Classes)
-	if t := m.frozen; t != nil {
-		s := append([]float64(nil), t.prior...)
-		for _, term := range doc {
-			if lp, ok := t.logp[term]; ok {
-				for c := range k {
-					s[c] += lp[c]
-				}
-			}
-		}
-		return s
-	}
-	s := m.logPriors()
-	denom := m.logDenoms()
-	for _, t := range doc {
-		cnt, ok := m.TermCounts[t]
-		if !ok {
-			continue
-		}
-		for c := range k {
-			s[c] += math.Log(cnt[c]+m.Alpha) - denom[c]
-		}
-	}
-	return s
-}
+func (m *NB) LogScores(doc []string) []float64 { return m.logScoresOf(slices.Values(doc)) }
 
-// logScoresOf is LogScores over the terms terms yields, summed in the
-// same order (bit for bit the same scores), without a slice of them.
+// logScoresOf is LogScores over the terms terms yields, in their order,
+// without a slice of them.
 func (m *NB) logScoresOf(terms iter.Seq[string]) []float64 {
 	k := len(m.Classes)
 	if t := m.frozen; t != nil {
