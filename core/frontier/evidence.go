@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/dwcrawl/dwcrawl/store"
 )
@@ -44,35 +43,28 @@ type evidenceJSON struct {
 	SiteFrom string `json:"f,omitempty"`
 }
 
-// encodeEvidence returns the stored form of ev (nil for none): the bytes
-// json.Marshal gives its evidenceJSON, written without reflection (every
-// link and site queued is encoded, and a promotion re-encodes a queue).
+// encodeEvidence returns the stored form of ev (nil for none): the JSON of
+// its evidenceJSON, written without reflection (every link and site queued
+// is encoded, and a promotion re-encodes a queue).
 func encodeEvidence(ev *Evidence) ([]byte, error) {
 	if ev == nil || *ev == (Evidence{}) {
 		return nil, nil
 	}
 	b := make([]byte, 0, len(ev.From)+len(ev.Anchor)+len(ev.Around)+32)
 	b = append(b, '{')
-	field := func(b []byte, key, val string) ([]byte, error) {
+	field := func(b []byte, key, val string) []byte {
 		if val == "" {
-			return b, nil
+			return b
 		}
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
 		b = append(append(append(b, '"'), key...), `":`...)
-		return appendJSONString(b, val)
+		return store.AppendJSONString(b, val)
 	}
-	var err error
-	if b, err = field(b, "p", ev.From); err != nil {
-		return nil, err
-	}
-	if b, err = field(b, "a", ev.Anchor); err != nil {
-		return nil, err
-	}
-	if b, err = field(b, "t", ev.Around); err != nil {
-		return nil, err
-	}
+	b = field(b, "p", ev.From)
+	b = field(b, "a", ev.Anchor)
+	b = field(b, "t", ev.Around)
 	if ev.SF != 0 {
 		if len(b) > 1 {
 			b = append(b, ',')
@@ -80,37 +72,6 @@ func encodeEvidence(ev *Evidence) ([]byte, error) {
 		b = strconv.AppendInt(append(b, `"sf":`...), int64(ev.SF), 10)
 	}
 	return append(b, '}'), nil
-}
-
-// appendJSONString appends s as json.Marshal writes it: as it is when it
-// needs no escape (printable ASCII but for the quote, the backslash and
-// the HTML characters json escapes, and valid UTF-8 but for U+2028 and
-// U+2029), else through json.Marshal.
-func appendJSONString(b []byte, s string) ([]byte, error) {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return appendJSONMarshal(b, s)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			return appendJSONMarshal(b, s)
-		}
-		i += size
-	}
-	return append(append(append(b, '"'), s...), '"'), nil
-}
-
-func appendJSONMarshal(b []byte, s string) ([]byte, error) {
-	q, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, q...), nil
 }
 
 // decodeEvidence reads a stored payload (nil for an empty one).
