@@ -76,14 +76,7 @@ func TestHomepagesAndRoundTrip(t *testing.T) {
 	if p := c.Prob("welcome home login contact us"); p != 0.5 {
 		t.Errorf("boilerplate-only page p=%v, want 0.5", p)
 	}
-	b, err := c.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c2, err := Unmarshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := roundTrip(t, c)
 	for _, h := range fx["auto"] {
 		if c.Prob(h) != c2.Prob(h) {
 			t.Fatal("probability changed after reload")
@@ -243,14 +236,7 @@ func TestProbIsNBOfFilteredTerms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := c.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c2, err := Unmarshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := roundTrip(t, c)
 	var pages []string
 	for _, hs := range fx {
 		pages = append(pages, hs...)
@@ -268,4 +254,18 @@ func TestProbIsNBOfFilteredTerms(t *testing.T) {
 	check("reloaded", c2)
 	c2.Learn(fx["music"][0], true)
 	check("after learning", c2)
+}
+
+// roundTrip returns c as it reads back from its stored form.
+func roundTrip(t *testing.T, c *Classifier) *Classifier {
+	t.Helper()
+	b, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c2
 }
