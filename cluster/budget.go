@@ -64,8 +64,12 @@ type pageCounter struct {
 type pageHolder struct {
 	// Taken counts the pages the holder holds: those it published, fetches
 	// under way and its unused lease.
-	Taken int64     `json:"taken"`
-	Until time.Time `json:"until"` // renewed every holderRenew
+	Taken int64 `json:"taken"`
+	// Published counts the pages of Taken the holder published (as of
+	// its last write): Taken minus Published are the pages it is
+	// fetching or holds leased.
+	Published int64     `json:"published,omitempty"`
+	Until     time.Time `json:"until"` // renewed every holderRenew
 	// Gone marks a holder whose pages were reclaimed: Taken is then the
 	// pages it had published, which stay counted. The entry stays until
 	// Until (tombstoneTTL) so that a holder wrongly thought dead (a long
@@ -197,11 +201,11 @@ func (b *pageBudget) update(ctx context.Context, lease func(free int64) int64) (
 			newLease = lease(b.limit.Load() - others - held)
 		}
 		taken := held + newLease
-		if ok && !h.Gone && h.Taken == taken && time.Until(h.Until) > holderTTL-holderRenew {
+		if ok && !h.Gone && h.Taken == taken && h.Published == b.published && time.Until(h.Until) > holderTTL-holderRenew {
 			b.used.Store(pc.Used)
 			return false, nil // nothing to change, renewed lately
 		}
-		h = pageHolder{Taken: taken, Until: time.Now().Add(holderTTL).UTC()}
+		h = pageHolder{Taken: taken, Published: b.published, Until: time.Now().Add(holderTTL).UTC()}
 		pc.Holders[b.holder] = h
 		pc.Used = others + taken
 		b.used.Store(pc.Used)
@@ -262,6 +266,57 @@ func (b *pageBudget) Exhausted() bool {
 	return true
 }
 
+// Pending counts the pages the crawl's other engines took that the
+// coordinator has not recorded yet: those they hold (being fetched, or
+// leased), by their entries, and those published that its results
+// consumer has not applied. A dead engine's pages count until they are
+// reclaimed (they then go back to the budget).
+func (b *pageBudget) Pending(ctx context.Context) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var pc pageCounter
+	if _, _, err := b.c.getJSON(ctx, b.c.budgets, b.key, &pc); err != nil {
+		return 0, err
+	}
+	var n int64
+	for id, h := range pc.Holders {
+		if id != b.holder && !h.Gone {
+			n += max(0, h.Taken-h.Published)
+		}
+	}
+	var pending int64
+	err := b.c.do(ctx, func(ctx context.Context) error {
+		pending = 0
+		cons, err := b.c.results.Consumer(ctx, coordConsumer(b.crawl))
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return nil // not consuming yet: nothing applied, nothing pending
+		}
+		if err != nil {
+			return err
+		}
+		info, err := cons.Info(ctx)
+		if err != nil {
+			return err
+		}
+		waiting := int64(info.NumPending) + int64(info.NumAckPending)
+		if waiting == 0 {
+			// the consumer learns of a new message a moment after the
+			// stream stored it: a result past its ack floor is pending too
+			last, err := b.c.results.GetLastMsgForSubject(ctx, "dwcrawl.*."+b.crawl+".>")
+			switch {
+			case errors.Is(err, jetstream.ErrMsgNotFound):
+			case err != nil:
+				return err
+			case last.Sequence > info.AckFloor.Stream:
+				waiting = 1
+			}
+		}
+		pending += waiting
+		return nil
+	})
+	return n + pending, err
+}
+
 // refresh reads the shared counter (the watcher's view may lag, or have
 // stopped while the server was away).
 func (b *pageBudget) refresh(ctx context.Context) error {
@@ -311,7 +366,7 @@ func (b *pageBudget) giveBack(ctx context.Context) error {
 			pc.Used = others + b.published
 			return true, nil
 		}
-		h = pageHolder{Taken: b.published + b.inflight, Until: time.Now().Add(holderTTL).UTC()}
+		h = pageHolder{Taken: b.published + b.inflight, Published: b.published, Until: time.Now().Add(holderTTL).UTC()}
 		pc.Holders[b.holder] = h
 		pc.Used = others + h.Taken
 		return true, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dwcrawl/dwcrawl/cluster/clustertest"
 	"io"
 	"log/slog"
 	"strings"
@@ -13,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/dwcrawl/dwcrawl/cluster/clustertest"
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
 )
@@ -105,6 +107,72 @@ func TestPageBudgetGiveBack(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Errorf("after giving back, %d pages reserved (%v), want 1", n, err)
 	}
+}
+
+// TestPageBudgetPending checks what a coordinator counts as pending: the
+// pages another engine holds (leased or being fetched, not yet published)
+// and the results its consumer has not applied yet.
+func TestPageBudgetPending(t *testing.T) {
+	ts := clustertest.StartServer(t, t.TempDir())
+	ctx := context.Background()
+	c := connect(t, ts)
+	coord := newPageBudget(ctx, c, "pending", 1000)
+	coord.single = true
+	w := newPageBudget(ctx, connect(t, ts), "pending", 1000)
+	pending := func(want int64, when string) {
+		t.Helper()
+		n, err := coord.Pending(ctx)
+		if err != nil || n != want {
+			t.Errorf("%s: %d pages pending (%v), want %d", when, n, err, want)
+		}
+	}
+	pending(0, "before any engine")
+	for range 3 {
+		if !w.Reserve() {
+			t.Fatal("no page")
+		}
+	}
+	lease := w.lease + 3
+	pending(lease, "a lease taken")
+	w.Published()
+	w.Published()
+	w.Release()
+	if err := w.returnLease(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pending(0, "two pages published, one given back")
+
+	cons, err := c.js.CreateOrUpdateConsumer(ctx, StreamResults, jetstream.ConsumerConfig{Durable: coordConsumer("pending"),
+		FilterSubject: "dwcrawl.*.pending.>", AckPolicy: jetstream.AckExplicitPolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := c.publish(ctx, pageSubject("pending", "http://a.test", w.holder), fmt.Sprintf("p%d", i), []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the consumer counts new messages a moment late: the count is then
+	// at least one
+	some := func(when string) {
+		t.Helper()
+		n, err := coord.Pending(ctx)
+		if err != nil || n < 1 || n > 2 {
+			t.Errorf("%s: %d pages pending (%v), want 1 or 2", when, n, err)
+		}
+	}
+	some("two results published")
+	for i := range 2 {
+		m, err := cons.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		some(fmt.Sprintf("result %d being applied", i+1))
+		if err := m.DoubleAck(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending(0, "both results applied")
 }
 
 // fakeSearcher answers every query with three result pages and fails the

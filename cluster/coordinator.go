@@ -184,6 +184,10 @@ func (c *Conn) afterRestore(ctx context.Context, name string, e *crawl.Engine, p
 	return c.putJSON(ctx, c.state, "fsl."+name, it)
 }
 
+// coordConsumer names the durable consumer through which the coordinator
+// of crawl name applies its results.
+func coordConsumer(name string) string { return "coord_" + name }
+
 // consumeResults applies the workers' pages and site outcomes to the
 // coordinator's engine in stream order, publishes the forms it records and
 // what it learns, and acknowledges each message once applied: a message is
@@ -192,7 +196,7 @@ func (c *Conn) consumeResults(ctx context.Context, name string, e *crawl.Engine,
 	var cons jetstream.Consumer
 	err := c.do(ctx, func(ctx context.Context) error {
 		var err error
-		cons, err = c.js.CreateOrUpdateConsumer(ctx, StreamResults, jetstream.ConsumerConfig{Durable: "coord_" + name,
+		cons, err = c.js.CreateOrUpdateConsumer(ctx, StreamResults, jetstream.ConsumerConfig{Durable: coordConsumer(name),
 			Description: "dwcrawl coordinator of " + name, FilterSubject: "dwcrawl.*." + name + ".>",
 			AckPolicy: jetstream.AckExplicitPolicy, AckWait: 10 * time.Second, MaxDeliver: -1, MaxAckPending: 4096,
 			DeliverPolicy: jetstream.DeliverAllPolicy})

@@ -41,7 +41,11 @@
 // after its answer was lost (a server restart) is not counted twice. A
 // worker gives its unused lease back before it reports a site's outcome,
 // and the coordinator takes the budget for spent only once every site it
-// handed out has come back and the counter, read afresh, is at the limit.
+// handed out has come back, the counter, read afresh, is at the limit,
+// and no page another engine took is still on its way: the engines'
+// entries hold no page being fetched or leased (an explorer of a site
+// that was redelivered after a server restart may still be at work) and
+// its results consumer has applied every page published.
 // A page whose publication the results stream drops as a duplicate of
 // another engine's (a site redelivered while its first worker, cut off
 // from the server, went on exploring it) goes back to the budget too.

@@ -104,6 +104,18 @@ type Budget interface {
 	Exhausted() bool
 }
 
+// PendingBudget is a Budget shared with engines elsewhere that can tell how
+// many pages they took and this engine has not recorded yet: pages being
+// fetched or leased, and pages published and not yet imported. A
+// coordinator whose budget is one ends its crawl only once the budget is
+// spent and nothing is pending, so that it records every page of the
+// budget (an explorer still fetching a site redelivered to another, or a
+// page on its way, would otherwise be counted and never recorded).
+type PendingBudget interface {
+	Budget
+	Pending(ctx context.Context) (int64, error)
+}
+
 // Dispatcher hands a site to an explorer elsewhere. Dispatch returns once
 // the task is safely queued; the outcome comes back through ApplyOutcome.
 type Dispatcher interface {

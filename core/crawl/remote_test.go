@@ -3,9 +3,11 @@ package crawl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
 	"github.com/dwcrawl/dwcrawl/store"
@@ -183,6 +185,143 @@ func TestRemoteCrawl(t *testing.T) {
 	}
 	if int64(rel+fp) != sn.RelevantForms {
 		t.Errorf("store holds %d relevant forms, counters say %d", rel+fp, sn.RelevantForms)
+	}
+}
+
+// pendingBudget is a countBudget that knows which reserved pages the
+// coordinator has not recorded yet (PendingBudget); stuck adds pages that
+// never arrive.
+type pendingBudget struct {
+	*countBudget
+	recorded func() int64
+	stuck    int64
+}
+
+func (b *pendingBudget) Pending(context.Context) (int64, error) {
+	return b.n.Load() - b.recorded() + b.stuck, nil
+}
+
+// TestCoordinatorAwaitsPending has explorers whose pages reach the
+// coordinator late, after their sites' outcomes (as pages published and
+// not yet consumed, or fetched by an explorer of a site explored twice),
+// and checks that a coordinator with a PendingBudget records every page
+// the budget counted before its crawl ends, and that one whose pages never
+// come ends anyway after pendingPatience.
+func TestCoordinatorAwaitsPending(t *testing.T) {
+	defer func(p time.Duration) { pendingPatience = p }(pendingPatience)
+	pendingPatience = 2 * time.Second
+	for _, tc := range []struct {
+		name  string
+		stuck int64
+	}{{"late pages", 0}, {"pages that never come", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			const budget = 120
+			cb := &countBudget{}
+			cb.limit.Store(budget)
+			tasks := make(chanDispatcher, 16)
+			coord := assembleOn(t, killWeb(), t.TempDir(), SmartCrawler, budget)
+			defer coord.Close()
+			pb := &pendingBudget{countBudget: cb, stuck: tc.stuck, recorded: func() int64 { return coord.Stats().Snapshot().Pages }}
+			withDeps(t, coord, Deps{Budget: pb, Dispatcher: tasks})
+			var imports sync.WaitGroup
+			c := assembleOn(t, killWeb(), t.TempDir(), SmartCrawler, budget)
+			defer c.Close()
+			// every page reaches the coordinator 300 ms after it is published
+			late := &pageLog{next: func(p PageResult) error {
+				imports.Add(1)
+				time.AfterFunc(300*time.Millisecond, func() {
+					defer imports.Done()
+					if _, err := coord.ImportPage(ctx, p); err != nil {
+						t.Error(err)
+					}
+				})
+				return nil
+			}}
+			withDeps(t, c, Deps{Budget: cb, Sink: late})
+			x, err := c.SiteExplorer()
+			if err != nil {
+				t.Fatal(err)
+			}
+			runCtx, cancel := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			for range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case task := <-tasks:
+							o, err := x.Explore(runCtx, task)
+							if err != nil {
+								t.Errorf("exploring %s: %v", task.Site, err)
+								return
+							}
+							if _, err := coord.ApplyOutcome(runCtx, o); err != nil {
+								t.Errorf("applying %s: %v", task.Site, err)
+							}
+						case <-runCtx.Done():
+							return
+						}
+					}
+				}()
+			}
+			start := time.Now()
+			sn, err := coord.Run(ctx)
+			took := time.Since(start)
+			recordedAtEnd := sn.Pages
+			cancel()
+			wg.Wait()
+			imports.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			reserved := cb.n.Load()
+			t.Logf("%d pages reserved, %d recorded when Run ended (%d in the end), in %v", reserved, recordedAtEnd, coord.Stats().Snapshot().Pages, took.Round(time.Millisecond))
+			if reserved != budget {
+				t.Fatalf("%d pages reserved, budget %d: the test web ran out of pages", reserved, budget)
+			}
+			switch {
+			case tc.stuck == 0 && recordedAtEnd != reserved:
+				t.Errorf("Run ended with %d pages recorded of %d reserved: it did not wait for the late ones", recordedAtEnd, reserved)
+			case tc.stuck > 0 && took < pendingPatience:
+				t.Errorf("Run ended after %v, before the %v it waits for pending pages", took, pendingPatience)
+			}
+		})
+	}
+}
+
+// TestSinkFailureGivesBack checks that a page the sink refuses (the
+// cluster's results stream unreachable for good) goes back to a shared
+// budget: it is neither published nor recorded.
+func TestSinkFailureGivesBack(t *testing.T) {
+	cb := &countBudget{}
+	cb.limit.Store(100)
+	c := assemble(t, t.TempDir(), SmartCrawler, 100)
+	defer c.Close()
+	var taken atomic.Int64
+	refuse := errors.New("results stream unreachable")
+	sink := &pageLog{next: func(PageResult) error {
+		if taken.Add(1) == 3 {
+			return refuse
+		}
+		return nil
+	}}
+	withDeps(t, c, Deps{Budget: cb, Sink: sink})
+	x, err := c.SiteExplorer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range testWeb().Seeds("auto", 10) {
+		if _, err = x.Explore(context.Background(), SiteTask{Site: canon.Site(seed), Seed: true}); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, refuse) {
+		t.Fatalf("exploring: %v, want the sink's error", err)
+	}
+	if got, want := cb.n.Load(), taken.Load()-1; got != want {
+		t.Errorf("the budget counts %d pages, the sink took %d", got, want)
 	}
 }
 

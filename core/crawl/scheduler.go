@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/frontier"
 )
@@ -18,6 +19,9 @@ type scheduler struct {
 	active int
 	done   bool
 	err    error
+	// pendingSince is when a coordinator began waiting for pages its
+	// explorers hold (awaitPending), pendingLogged when it last said so.
+	pendingSince, pendingLogged time.Time
 }
 
 func (s *scheduler) init() { s.cond = sync.NewCond(&s.mu) }
@@ -47,9 +51,13 @@ func (s *scheduler) next(ctx context.Context, e *Engine, q queue) (frontier.Item
 		// for them before taking the budget for spent
 		exhausted := e.exhausted()
 		if exhausted && (e.coord == nil || s.active == 0) {
+			if e.coord != nil && s.awaitPending(ctx, e) {
+				continue
+			}
 			s.stop()
 			return frontier.Item{}, false
 		}
+		s.pendingSince = time.Time{}
 		if !exhausted {
 			if q.refill != nil && q.refill(ctx) {
 				continue
@@ -77,6 +85,55 @@ func (s *scheduler) next(ctx context.Context, e *Engine, q queue) (frontier.Item
 		}
 		s.cond.Wait()
 	}
+}
+
+// pendingPoll is how often a coordinator whose budget is spent looks
+// again for pages its explorers took and it has not recorded;
+// pendingPatience how long it waits for them before it ends the crawl
+// without them (an explorer that neither records nor gives back pages
+// it holds, nor dies: it should not happen).
+const pendingPoll = 200 * time.Millisecond
+
+var pendingPatience = 5 * time.Minute // a variable for the tests
+
+// awaitPending reports whether a coordinator whose budget is spent should
+// wait for pages other engines took and it has not recorded yet (an
+// explorer still fetching, a page published and not yet imported), and
+// if so waits a moment; called with s.mu held, which it releases
+// meanwhile. It gives up, with a warning, after pendingPatience.
+func (s *scheduler) awaitPending(ctx context.Context, e *Engine) bool {
+	pb, ok := e.deps.Budget.(PendingBudget)
+	if !ok {
+		return false
+	}
+	s.mu.Unlock()
+	n, err := pb.Pending(ctx)
+	s.mu.Lock()
+	if err == nil && n <= 0 || ctx.Err() != nil {
+		// a worker may have taken an item meanwhile (a page given back)
+		return s.active > 0 || s.done
+	}
+	now := time.Now()
+	if s.pendingSince.IsZero() {
+		s.pendingSince, s.pendingLogged = now, now
+	}
+	if waited := now.Sub(s.pendingSince); waited > pendingPatience {
+		e.log.Warn("the budget is spent and pages explorers took are still not recorded; ending without them", "pages", n, "err", err, "waited", waited.Round(time.Second))
+		return false
+	}
+	if now.Sub(s.pendingLogged) >= 10*time.Second {
+		s.pendingLogged = now
+		e.log.Info("the budget is spent: waiting for the pages explorers still hold", "pages", n, "err", err)
+	}
+	s.mu.Unlock()
+	t := time.NewTimer(pendingPoll)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	t.Stop()
+	s.mu.Lock()
+	return true
 }
 
 func (s *scheduler) stop() {

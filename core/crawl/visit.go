@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -244,6 +245,12 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, pre pre
 	e.claimed.Delete(hash64(u))
 	e.probing.Add(-v.probeQueries) // counted by the batch, or lost with it
 	if err != nil {
+		var se *sinkError
+		if errors.As(err, &se) {
+			// the page is neither published nor recorded: a shared
+			// budget would otherwise count it for good
+			e.unreserve()
+		}
 		return nil, err
 	}
 	return v, nil
@@ -450,7 +457,7 @@ func (e *Engine) record(rec *pageRecord, v *visited, pre preStager, extra stager
 	}
 	if e.deps.Sink != nil {
 		if err := e.sinkPage(rec, recorded, v.example); err != nil {
-			return fmt.Errorf("crawl: publishing %s: %w", rec.URL, err)
+			return &sinkError{url: rec.URL, err: err}
 		}
 	}
 	if err := e.commit(b, &t, nSearch > 0 || fd.now != nil); err != nil {
@@ -460,6 +467,15 @@ func (e *Engine) record(rec *pageRecord, v *visited, pre preStager, extra stager
 	e.applyFailures(fd)
 	return nil
 }
+
+// sinkError is the error of a page Deps.Sink did not take.
+type sinkError struct {
+	url string
+	err error
+}
+
+func (e *sinkError) Error() string { return fmt.Sprintf("crawl: publishing %s: %v", e.url, e.err) }
+func (e *sinkError) Unwrap() error { return e.err }
 
 // recordBufs recycles the buffers page records are encoded into: grown by
 // appends for every page, they were a tenth of a crawl's allocations.
