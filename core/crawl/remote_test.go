@@ -57,6 +57,33 @@ func (d chanDispatcher) Dispatch(ctx context.Context, t SiteTask) error {
 	}
 }
 
+// exploreTasks starts n goroutines that explore the tasks with x and apply
+// each outcome to coord, counting the sites, until ctx ends.
+func exploreTasks(t *testing.T, ctx context.Context, wg *sync.WaitGroup, tasks chanDispatcher, x *SiteExplorer, coord *Crawl, n int, sites *atomic.Int64) {
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case task := <-tasks:
+					o, err := x.Explore(ctx, task)
+					if err != nil {
+						t.Errorf("exploring %s: %v", task.Site, err)
+						return
+					}
+					sites.Add(1)
+					if _, err := coord.ApplyOutcome(ctx, o); err != nil {
+						t.Errorf("applying %s: %v", task.Site, err)
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+}
+
 // withDeps rebuilds c's engine with the cluster collaborators of d.
 func withDeps(t *testing.T, c *Crawl, d Deps) {
 	t.Helper()
@@ -105,28 +132,7 @@ func TestRemoteCrawl(t *testing.T) {
 	var wg sync.WaitGroup
 	var sites atomic.Int64
 	for _, x := range explorers {
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					select {
-					case task := <-tasks:
-						o, err := x.Explore(runCtx, task)
-						if err != nil {
-							t.Errorf("exploring %s: %v", task.Site, err)
-							return
-						}
-						sites.Add(1)
-						if _, err := coord.ApplyOutcome(runCtx, o); err != nil {
-							t.Errorf("applying %s: %v", task.Site, err)
-						}
-					case <-runCtx.Done():
-						return
-					}
-				}
-			}()
-		}
+		exploreTasks(t, runCtx, &wg, tasks, x, coord, 2, &sites)
 	}
 	sn, err := coord.Run(ctx)
 	cancel()
@@ -245,27 +251,8 @@ func TestCoordinatorAwaitsPending(t *testing.T) {
 			}
 			runCtx, cancel := context.WithCancel(ctx)
 			var wg sync.WaitGroup
-			for range 2 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						select {
-						case task := <-tasks:
-							o, err := x.Explore(runCtx, task)
-							if err != nil {
-								t.Errorf("exploring %s: %v", task.Site, err)
-								return
-							}
-							if _, err := coord.ApplyOutcome(runCtx, o); err != nil {
-								t.Errorf("applying %s: %v", task.Site, err)
-							}
-						case <-runCtx.Done():
-							return
-						}
-					}
-				}()
-			}
+			var sites atomic.Int64
+			exploreTasks(t, runCtx, &wg, tasks, x, coord, 2, &sites)
 			start := time.Now()
 			sn, err := coord.Run(ctx)
 			took := time.Since(start)
