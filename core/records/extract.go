@@ -41,6 +41,11 @@ type Result struct {
 	// none; TotalText is the phrase it was read from.
 	Total     int
 	TotalText string
+	// Counts are every count of results the page states, the total first:
+	// a count that every query's page states alike ("this index contains
+	// 2,000 documents") is the site's, which a caller comparing pages
+	// sets aside.
+	Counts []Count
 	// NoResults is the page's own phrase saying nothing matched ("" if none).
 	NoResults string
 	// Next is the control to the following result page, nil when none.
@@ -173,11 +178,9 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 	}
 
 	before, after := outsideText(doc, inRecord)
-	for _, t := range []string{before, after} {
-		if n, phrase := findTotal(t); n >= 0 {
-			res.Total, res.TotalText = n, phrase
-			break
-		}
+	res.Counts = append(CountsIn(before), CountsIn(after)...)
+	if len(res.Counts) > 0 {
+		res.Total, res.TotalText = res.Counts[0].N, res.Counts[0].Text
 	}
 	for _, t := range []string{before, after} {
 		if p := saysNoResults(t); p != "" {

@@ -3,6 +3,7 @@ package records
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -115,7 +116,7 @@ func classSaysNext(n *html.Node) bool {
 func findNext(doc *html.Node, forms []page.Form, base *url.URL, current string, pageNum int, inRecord map[*html.Node]bool) *Request {
 	var relNext, word, number *Request
 	var wordBtn, numberBtn *Request
-	var links []string
+	var links, pager []string
 	formIdx := -1
 	var walk func(n *html.Node, form int)
 	walk = func(n *html.Node, form int) {
@@ -142,7 +143,10 @@ func findNext(doc *html.Node, forms []page.Form, base *url.URL, current string, 
 					break
 				}
 				links = append(links, href)
-				t := textOf(c)
+				t := linkCaption(c)
+				if !inRecord[c] && (t == "" || pagerText(t)) {
+					pager = append(pager, href)
+				}
 				switch {
 				case relNext == nil && relHasNext(c):
 					relNext = &Request{Method: "GET", URL: href, Control: ControlRelNext}
@@ -209,7 +213,184 @@ func findNext(doc *html.Node, forms []page.Form, base *url.URL, current string, 
 			return widen(r, links)
 		}
 	}
+	if r := movingParam(pager, current); r != nil {
+		return widen(r, links)
+	}
 	return nil
+}
+
+// linkCaption is what a link says: its text, else the alt text of its
+// image (a pager of buttons drawn as images, <a><img alt="next"></a>),
+// else its title or aria-label.
+func linkCaption(a *html.Node) string {
+	if t := textOf(a); t != "" {
+		return t
+	}
+	if t := imgAlt(a); t != "" {
+		return t
+	}
+	for _, k := range []string{"aria-label", "title"} {
+		if v, ok := attr(a, k); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// movingParam finds the next page among pager-like links (captioned with a
+// number, a pager word or nothing readable) when no caption names it: the
+// links to the current page's path that differ from each other in one
+// integer parameter, the page number or offset, whose values step evenly.
+// The next page is the smallest value past the current page's own (its
+// URL's value, or the first page's when its URL has none).
+func movingParam(links []string, current string) *Request {
+	cu, err := url.Parse(current)
+	if err != nil {
+		return nil
+	}
+	cq := cu.Query()
+	type group struct {
+		param string
+		vals  map[int]string // value -> URL
+	}
+	groups := map[string]*group{}
+	for i, a := range links {
+		au, err := url.Parse(a)
+		if err != nil || au.Host != cu.Host || au.Path != cu.Path {
+			continue
+		}
+		aq := au.Query()
+		for _, b := range links[i+1:] {
+			bu, err := url.Parse(b)
+			if err != nil || bu.Host != au.Host || bu.Path != au.Path {
+				continue
+			}
+			k, ok := oneIntDiff(aq, bu.Query())
+			if !ok {
+				continue
+			}
+			g := groups[k]
+			if g == nil {
+				g = &group{param: k, vals: map[int]string{}}
+				groups[k] = g
+			}
+			va, _ := strconv.Atoi(aq.Get(k))
+			vb, _ := strconv.Atoi(bu.Query().Get(k))
+			g.vals[va], g.vals[vb] = a, b
+		}
+	}
+	var best *Request
+	bestN := 0
+	for _, g := range groups {
+		var vs []int
+		for v := range g.vals {
+			vs = append(vs, v)
+		}
+		if len(vs) < 2 || !evenSteps(vs) {
+			continue
+		}
+		cur, ok := 0, false
+		if c := cq.Get(g.param); c != "" {
+			cur, err = strconv.Atoi(c)
+			ok = err == nil
+		}
+		lo := vs[0]
+		for _, v := range vs {
+			lo = min(lo, v)
+		}
+		if !ok {
+			// the first page: its own link, if any, carries the smallest
+			// value (page 1, offset 0); page 2 or the second offset are the
+			// smallest a pager without it shows. Larger values (years) are
+			// not a pager's.
+			if lo > 2*step(vs) {
+				continue
+			}
+			cur = lo
+			if lo > 1 {
+				cur = lo - 1
+			}
+		}
+		next := -1
+		for _, v := range vs {
+			if v > cur && (next < 0 || v < next) {
+				next = v
+			}
+		}
+		if next < 0 {
+			continue
+		}
+		if best == nil || len(vs) > bestN {
+			best, bestN = &Request{Method: "GET", URL: g.vals[next], Control: ControlNumber}, len(vs)
+		}
+	}
+	return best
+}
+
+// oneIntDiff reports the one parameter in which two queries differ when
+// both give it as a different integer and agree on every other.
+func oneIntDiff(a, b url.Values) (string, bool) {
+	key := ""
+	for k := range a {
+		if !b.Has(k) {
+			return "", false
+		}
+	}
+	for k := range b {
+		if !a.Has(k) {
+			return "", false
+		}
+		if a.Get(k) == b.Get(k) {
+			continue
+		}
+		if key != "" {
+			return "", false
+		}
+		if _, err := strconv.Atoi(a.Get(k)); err != nil {
+			return "", false
+		}
+		if _, err := strconv.Atoi(b.Get(k)); err != nil {
+			return "", false
+		}
+		key = k
+	}
+	return key, key != ""
+}
+
+// step is the smallest gap between distinct integers of vs.
+func step(vs []int) int {
+	s := 0
+	for i, a := range vs {
+		for _, b := range vs[i+1:] {
+			if d := max(a-b, b-a); d > 0 && (s == 0 || d < s) {
+				s = d
+			}
+		}
+	}
+	return s
+}
+
+// evenSteps reports whether integers step evenly: every gap between
+// neighbours a multiple of the smallest, as page numbers (1, 2, 3) and
+// offsets (10, 20, 40) do, and unlike record ids.
+func evenSteps(vs []int) bool {
+	s := append([]int(nil), vs...)
+	slices.Sort(s)
+	step := 0
+	for i := 1; i < len(s); i++ {
+		if d := s[i] - s[i-1]; d > 0 && (step == 0 || d < step) {
+			step = d
+		}
+	}
+	if step == 0 {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if (s[i]-s[i-1])%step != 0 {
+			return false
+		}
+	}
+	return s[len(s)-1]-s[0] <= 200*step
 }
 
 // maxPageSize bounds the page size widen asks for: a bigger page costs the

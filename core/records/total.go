@@ -44,6 +44,29 @@ func parseCount(s string) (int, bool) {
 	return n, err == nil
 }
 
+// Count is a number of results a page states, with the phrase it was read
+// from.
+type Count struct {
+	N    int    `json:"n"`
+	Text string `json:"text"`
+}
+
+// CountsIn returns every number of results the text states, ranges
+// ("a–b of N") first, then bare counts, each in text order.
+func CountsIn(text string) []Count {
+	var out []Count
+	seen := map[int]bool{}
+	for _, re := range []*regexp.Regexp{rangeOf, countNoun, nounCount} {
+		for _, m := range re.FindAllStringSubmatchIndex(text, 8) {
+			if n, ok := parseCount(text[m[2]:m[3]]); ok && !seen[n] {
+				seen[n] = true
+				out = append(out, Count{N: n, Text: strings.TrimSpace(text[m[0]:m[1]])})
+			}
+		}
+	}
+	return out
+}
+
 // findTotal returns the number of results the text states and the phrase
 // it comes from, -1 when it states none. A range "a–b of N" wins over a
 // bare "N results".

@@ -63,6 +63,10 @@ type FormSearcher struct {
 	detailed map[string]bool
 	pageText string
 	pageRead bool
+	// siteCounts are counts that describe the site, not a query's answer;
+	// countSigs the first-page signature each count was first seen with.
+	siteCounts map[int]bool
+	countSigs  map[int]string
 }
 
 // formWalk remembers the next-page controls of one query's result pages.
@@ -328,9 +332,49 @@ func (s *FormSearcher) read(ctx context.Context, query string, pageNum int, req 
 		}
 		s.mu.Unlock()
 	}
-	out.Records, out.Total, out.NoResults, out.Size = len(res.Records), res.Total, res.NoResults, len(resp.Body)
 	out.Signature = records.Signature(res.Records)
+	s.pickTotal(ctx, res, out.Signature)
+	out.Records, out.Total, out.NoResults, out.Size = len(res.Records), res.Total, res.NoResults, len(resp.Body)
 	return res, out, nil
+}
+
+// pickTotal sets res.Total to the first count the page states that is the
+// query's, not the site's: a count the form's own page states too, or one
+// that the pages of two queries with different records state alike ("this
+// index contains 2,000 documents"), describes the whole database; a count
+// below the records the page lists is not a total either.
+func (s *FormSearcher) pickTotal(ctx context.Context, res *records.Result, sig string) {
+	if len(res.Counts) == 0 {
+		return
+	}
+	s.template(ctx) // reads the form's page once
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.siteCounts == nil {
+		s.siteCounts, s.countSigs = map[int]bool{}, map[int]string{}
+		for _, c := range records.CountsIn(s.pageText) {
+			s.siteCounts[c.N] = true
+		}
+	}
+	if sig != "" {
+		for _, c := range res.Counts {
+			if prev, ok := s.countSigs[c.N]; ok && prev != sig {
+				s.siteCounts[c.N] = true
+			} else if !ok && len(s.countSigs) < 4096 {
+				s.countSigs[c.N] = sig
+			}
+		}
+	}
+	if res.Total >= 0 && res.TotalText != "" && res.TotalText == res.NoResults {
+		return
+	}
+	res.Total, res.TotalText = -1, ""
+	for _, c := range res.Counts {
+		if !s.siteCounts[c.N] && c.N >= len(res.Records) {
+			res.Total, res.TotalText = c.N, c.Text
+			return
+		}
+	}
 }
 
 // minLearnScore is the region score from which a record template is
