@@ -62,7 +62,12 @@ func startLab(t *testing.T) *lab.Lab {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
-		sharedLab.lab, sharedLab.err = lab.Start(ctx, dir, lab.Options{Log: &sharedLab.log})
+		opts := lab.Options{Log: &sharedLab.log}
+		// DWCRAWL_LAB_APPS=a,b runs some applications only.
+		if apps := os.Getenv("DWCRAWL_LAB_APPS"); apps != "" {
+			opts.Apps = strings.Split(apps, ",")
+		}
+		sharedLab.lab, sharedLab.err = lab.Start(ctx, dir, opts)
 	})
 	var me *lab.MissingError
 	switch {

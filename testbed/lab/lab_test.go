@@ -66,7 +66,12 @@ func startLab(t *testing.T) *Lab {
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
 		t0 := time.Now()
-		shared.lab, shared.err = Start(ctx, dir, Options{Log: &shared.log})
+		opts := Options{Log: &shared.log}
+		// DWCRAWL_LAB_APPS=a,b runs some applications only.
+		if apps := os.Getenv("DWCRAWL_LAB_APPS"); apps != "" {
+			opts.Apps = strings.Split(apps, ",")
+		}
+		shared.lab, shared.err = Start(ctx, dir, opts)
 		fmt.Fprintf(&shared.log, "lab: started in %.1fs\n", time.Since(t0).Seconds())
 	})
 	var me *MissingError
@@ -124,6 +129,9 @@ func TestSearchFindsRecords(t *testing.T) {
 			if why, ok := l.Missing[name]; ok {
 				t.Skip(why)
 			}
+			if !slices.Contains(l.Apps, name) {
+				t.Skip("not among DWCRAWL_LAB_APPS")
+			}
 			backends := searchBackends(l, name)
 			if len(backends) == 0 {
 				t.Fatalf("no searchable form with records in the truth of %s", name)
@@ -162,6 +170,9 @@ func TestPagination(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if why, ok := l.Missing[name]; ok {
 				t.Skip(why)
+			}
+			if !slices.Contains(l.Apps, name) {
+				t.Skip("not among DWCRAWL_LAB_APPS")
 			}
 			for _, b := range searchBackends(l, name) {
 				if b.PageParam == "" {
@@ -368,11 +379,22 @@ func ambientRecords(t *testing.T, l *Lab, f Form, recs []Record) map[string]bool
 func searchBackends(l *Lab, app string) []Form {
 	var out []Form
 	seen := map[string]bool{}
+	at := map[string]int{}
 	for _, f := range l.Truth.SearchForms(app) {
-		if f.Backend == "" || seen[f.Backend] {
+		if f.Backend == "" {
+			continue
+		}
+		if seen[f.Backend] {
+			// the tests submit by GET: a later GET form of a database
+			// stands in for a POST one (ht://Dig's search.html posts,
+			// its result pages' form gets)
+			if i := at[f.Backend]; out[i].Method != "GET" && f.Method == "GET" {
+				out[i] = f
+			}
 			continue
 		}
 		seen[f.Backend] = true
+		at[f.Backend] = len(out)
 		out = append(out, f)
 	}
 	return out
@@ -553,7 +575,7 @@ func nextPage(t *testing.T, pageURL, body string, truth Form, page int) string {
 func nextLink(t *testing.T, pageURL, body, param string) string {
 	t.Helper()
 	base, _ := url.Parse(pageURL)
-	cur := pageNumber(base.Query().Get(param))
+	cur := pageNumber(query(base).Get(param))
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -561,14 +583,22 @@ func nextLink(t *testing.T, pageURL, body, param string) string {
 	best, bestN := "", -1
 	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
 		u, err := base.Parse(s.AttrOr("href", ""))
-		if err != nil || u.Host != base.Host || !u.Query().Has(param) {
+		if err != nil || u.Host != base.Host || !query(u).Has(param) {
 			return
 		}
-		if n := pageNumber(u.Query().Get(param)); n > cur && (bestN < 0 || n < bestN) {
+		if n := pageNumber(query(u).Get(param)); n > cur && (bestN < 0 || n < bestN) {
 			best, bestN = u.String(), n
 		}
 	})
 	return best
+}
+
+// query is u's query parameters, ";" separating them as "&" does: HTML 4
+// (B.2.2) asks servers to take both, and ht://Dig's result links use ";",
+// which net/url refuses.
+func query(u *url.URL) url.Values {
+	q, _ := url.ParseQuery(strings.ReplaceAll(u.RawQuery, ";", "&"))
+	return q
 }
 
 func pageNumber(s string) int {
