@@ -13,6 +13,7 @@ packages=(
 	cgit git
 	xapian-omega
 	eatmydata curl
+	namazu2 namazu2-index-tools
 )
 
 if [ "$(id -u)" != 0 ]; then
