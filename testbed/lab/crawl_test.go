@@ -26,11 +26,12 @@ import (
 // labTopics maps each lab profile (testbed/lab/profiles/NAME.lua) to the
 // application host whose searchable forms are its topic.
 var labTopics = map[string]string{
-	"movies": "wiki." + Domain,
-	"papers": "blog." + Domain,
-	"music":  "music." + Domain,
-	"code":   "git." + Domain,
-	"law":    "law." + Domain,
+	"movies":  "wiki." + Domain,
+	"papers":  "blog." + Domain,
+	"music":   "music." + Domain,
+	"code":    "git." + Domain,
+	"law":     "law." + Domain,
+	"archive": "archive." + Domain,
 }
 
 // formKey is a truth form's interface: its host, action without the
