@@ -32,6 +32,7 @@ var labTopics = map[string]string{
 	"code":    "git." + Domain,
 	"law":     "law." + Domain,
 	"science": "science." + Domain,
+	"archive": "archive." + Domain,
 }
 
 // formKey is a truth form's interface: its host, action without the

@@ -18,6 +18,7 @@ const (
 	carsFile    = "corpora/vega/cars.json"
 	glossesFile = "corpora/wordnet-glosses.jsonl"
 	dblpFile    = "dblp/dblp_3881.csv"
+	dblpSample  = "dblp/dblp_sample.csv"
 	formsDir    = "formasaurus"
 )
 
@@ -233,6 +234,55 @@ func readPapers(data string) ([]paper, error) {
 			continue
 		}
 		out = append(out, p)
+	}
+	return out, nil
+}
+
+// dblpEntry is a record of dblp_sample.csv: one DBLP publication with one of
+// its authors.
+type dblpEntry struct {
+	Booktitle, Author, Key, Title string
+}
+
+// readDBLPSample returns the first n records of dblp_sample.csv (all when n
+// is 0) that have a key and a title, titles without DBLP's closing period.
+func readDBLPSample(data string, n int) ([]dblpEntry, error) {
+	path := filepath.Join(data, dblpSample)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimPrefix(h, "\ufeff")] = i
+	}
+	for _, c := range []string{"booktitle", "author", "key", "title"} {
+		if _, ok := col[c]; !ok {
+			return nil, fmt.Errorf("%s: no column %q", path, c)
+		}
+	}
+	var out []dblpEntry
+	for n == 0 || len(out) < n {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		get := func(c string) string { return strings.TrimSpace(rec[col[c]]) }
+		e := dblpEntry{Booktitle: get("booktitle"), Author: get("author"), Key: get("key"),
+			Title: strings.TrimSuffix(get("title"), ".")}
+		if e.Key == "" || e.Title == "" {
+			continue
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }

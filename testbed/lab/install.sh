@@ -14,6 +14,7 @@ packages=(
 	xapian-omega
 	htdig
 	eatmydata curl
+	namazu2 namazu2-index-tools
 )
 
 if [ "$(id -u)" != 0 ]; then

@@ -66,12 +66,19 @@ func startLab(t *testing.T) *Lab {
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
 		t0 := time.Now()
-		opts := Options{Log: &shared.log}
 		// DWCRAWL_LAB_APPS=a,b runs some applications only.
-		if apps := os.Getenv("DWCRAWL_LAB_APPS"); apps != "" {
-			opts.Apps = strings.Split(apps, ",")
+		var apps []string
+		if s := os.Getenv("DWCRAWL_LAB_APPS"); s != "" {
+			apps = strings.Split(s, ",")
 		}
-		shared.lab, shared.err = Start(ctx, dir, opts)
+		shared.lab, shared.err = Start(ctx, dir, Options{Log: &shared.log, Apps: apps})
+		if shared.err == nil {
+			for _, n := range AppNames() {
+				if !slices.Contains(shared.lab.Apps, n) && shared.lab.Missing[n] == "" {
+					shared.lab.Missing[n] = "not in DWCRAWL_LAB_APPS"
+				}
+			}
+		}
 		fmt.Fprintf(&shared.log, "lab: started in %.1fs\n", time.Since(t0).Seconds())
 	})
 	var me *MissingError
