@@ -13,6 +13,7 @@ packages=(
 	cgit git
 	xapian-omega
 	eatmydata curl
+	swish-e libcgi-pm-perl libdate-calc-perl
 )
 
 if [ "$(id -u)" != 0 ]; then
