@@ -151,9 +151,12 @@ func (s *swish) load(ctx context.Context, e *env) ([]Record, error) {
 			browse[topic] = append(browse[topic], path)
 		}
 		nav.WriteString(". <a href=\"/\">Lab Sports Glossary</a> (search)")
-		files[strings.TrimPrefix(path, "/")] = swishPage(name, b.String(), nav.String())
+		// The title names the term's topics as a glossary entry does, and
+		// it is what swish.cgi's result list shows (swishtitle).
+		title := name + " (" + strings.Join(t.topics, ", ") + ")"
+		files[strings.TrimPrefix(path, "/")] = swishPage(title, b.String(), nav.String())
 		titles[path] = name
-		recs = append(recs, Record{Backend: s.backend(), ID: g.ID, Title: name, Path: path,
+		recs = append(recs, Record{Backend: s.backend(), ID: g.ID, Title: title, Path: path,
 			Text: strings.Join(g.Lemmas, " ") + " " + g.Gloss})
 	}
 	var home strings.Builder
