@@ -3,12 +3,14 @@ package lab
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"html"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // swish is a static site of the WordNet glosses of the sports topics, one
@@ -177,6 +179,16 @@ func (s *swish) load(ctx context.Context, e *env) ([]Record, error) {
 	if err := writeFiles(site, files); err != nil {
 		return nil, err
 	}
+	// A glossary grows over years: each term page keeps a modification
+	// time of its own (fixed by its synset), which swish-e indexes as
+	// swishlastmodified and swish.cgi shows, sorts by and limits by with its
+	// date ranges. Pages all written at load time would put the whole
+	// database behind the empty query limited to "Today".
+	for _, r := range recs {
+		if err := os.Chtimes(filepath.Join(site, filepath.FromSlash(r.Path)), time.Time{}, swishModified(r.ID)); err != nil {
+			return nil, err
+		}
+	}
 
 	// Index with swish-e's own indexer, as the site's owner would.
 	index := filepath.Join(dir, "index", "sports.swish-e")
@@ -230,6 +242,16 @@ func (s *swish) load(ctx context.Context, e *env) ([]Record, error) {
 		return nil, err
 	}
 	return recs, nil
+}
+
+// swishModified is the modification time of a term page: a time between
+// 2010 and 2024 fixed by the record's id.
+func swishModified(id string) time.Time {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	t0 := time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
+	span := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Sub(t0)
+	return t0.Add(time.Duration(h.Sum64()%uint64(span/time.Second)) * time.Second)
 }
 
 // swishFormRE finds the form of swish.cgi's page.
