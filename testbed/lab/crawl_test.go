@@ -33,6 +33,7 @@ var labTopics = map[string]string{
 	"law":     "law." + Domain,
 	"science": "science." + Domain,
 	"archive": "archive." + Domain,
+	"sports":  "sports." + Domain,
 }
 
 // formKey is a truth form's interface: its host, action without the

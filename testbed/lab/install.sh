@@ -15,6 +15,7 @@ packages=(
 	htdig
 	eatmydata curl
 	namazu2 namazu2-index-tools
+	swish-e libcgi-pm-perl libdate-calc-perl
 )
 
 if [ "$(id -u)" != 0 ]; then

@@ -129,6 +129,8 @@ func Start(ctx context.Context, dir string, opts Options) (*Lab, error) {
 	for _, a := range allApps() {
 		in := a.info()
 		if len(opts.Apps) > 0 && !slices.Contains(opts.Apps, in.Name) {
+			// said in Missing too, so that tests over every application skip it
+			l.Missing[in.Name] = "not among the applications asked for (" + strings.Join(opts.Apps, ",") + ")"
 			continue
 		}
 		if err := checkNeeds(in.Needs); err != nil {
