@@ -62,7 +62,7 @@ func startLab(t *testing.T) *lab.Lab {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
-		sharedLab.lab, sharedLab.err = lab.Start(ctx, dir, lab.Options{Log: &sharedLab.log})
+		sharedLab.lab, sharedLab.err = lab.Start(ctx, dir, lab.Options{Log: &sharedLab.log, Apps: strings.FieldsFunc(os.Getenv("DWCRAWL_LAB_APPS"), func(r rune) bool { return r == ',' })})
 	})
 	var me *lab.MissingError
 	switch {

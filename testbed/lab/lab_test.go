@@ -66,7 +66,7 @@ func startLab(t *testing.T) *Lab {
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
 		t0 := time.Now()
-		shared.lab, shared.err = Start(ctx, dir, Options{Log: &shared.log})
+		shared.lab, shared.err = Start(ctx, dir, Options{Log: &shared.log, Apps: strings.FieldsFunc(os.Getenv("DWCRAWL_LAB_APPS"), func(r rune) bool { return r == ',' })})
 		fmt.Fprintf(&shared.log, "lab: started in %.1fs\n", time.Since(t0).Seconds())
 	})
 	var me *MissingError
