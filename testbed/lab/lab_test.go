@@ -172,6 +172,15 @@ func TestPagination(t *testing.T) {
 					recs := l.Truth.Records[b.Backend]
 					q, df := frequentWord(recs)
 					if df <= b.PageSize {
+						// gitweb's 100 a page outnumber any title word; its
+						// search reads the whole message
+						texts := make([]Record, len(recs))
+						for i, r := range recs {
+							texts[i].Title = r.Text
+						}
+						q, df = frequentWord(texts)
+					}
+					if df <= b.PageSize {
 						t.Fatalf("no title word in more than %d titles (a page of results)", b.PageSize)
 					}
 					// The query matches at least the df titles: that many
@@ -493,7 +502,7 @@ func linkKeys(raw string) []string {
 	if err != nil {
 		return nil
 	}
-	q := u.Query()
+	q := queryOf(u)
 	if len(q) == 0 {
 		return []string{u.Path}
 	}
@@ -553,7 +562,7 @@ func nextPage(t *testing.T, pageURL, body string, truth Form, page int) string {
 func nextLink(t *testing.T, pageURL, body, param string) string {
 	t.Helper()
 	base, _ := url.Parse(pageURL)
-	cur := pageNumber(base.Query().Get(param))
+	cur := pageNumber(queryOf(base).Get(param))
 	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -561,14 +570,21 @@ func nextLink(t *testing.T, pageURL, body, param string) string {
 	best, bestN := "", -1
 	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
 		u, err := base.Parse(s.AttrOr("href", ""))
-		if err != nil || u.Host != base.Host || !u.Query().Has(param) {
+		if err != nil || u.Host != base.Host || !queryOf(u).Has(param) {
 			return
 		}
-		if n := pageNumber(u.Query().Get(param)); n > cur && (bestN < 0 || n < bestN) {
+		if n := pageNumber(queryOf(u).Get(param)); n > cur && (bestN < 0 || n < bestN) {
 			best, bestN = u.String(), n
 		}
 	})
 	return best
+}
+
+// queryOf is a URL's query parameters split at '&' and at ';' (HTML 4's
+// other separator, which gitweb writes and url.Query drops).
+func queryOf(u *url.URL) url.Values {
+	q, _ := url.ParseQuery(strings.ReplaceAll(u.RawQuery, ";", "&"))
+	return q
 }
 
 func pageNumber(s string) int {
