@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"bufio"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -27,17 +26,6 @@ func (*cgit) info() appInfo {
 		Data:  "vega cars (corpora/vega/cars.json) and airports (corpora/vega/airports.csv): one commit per record",
 		Needs: []need{{cgitCGI, "cgit"}, {"/usr/bin/git", "git"}},
 	}
-}
-
-// cgitRepo is one repository of the lab and its records.
-type cgitRepo struct {
-	name, desc string
-	commits    []cgitCommit
-}
-
-type cgitCommit struct {
-	id, subject, body, path, content string
-	when                             time.Time
 }
 
 func (*cgit) start(context.Context, *env) error { return nil }
@@ -70,7 +58,7 @@ func (c *cgit) load(ctx context.Context, e *env) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	repos := []cgitRepo{carsRepo(cars), airportsRepo(airports)}
+	repos := []gitRepo{carsRepo(cars), airportsRepo(airports)}
 	var rc strings.Builder
 	rc.WriteString(cgitrc)
 	footer := filepath.Join(dir, "footer.html")
@@ -84,7 +72,7 @@ func (c *cgit) load(ctx context.Context, e *env) ([]Record, error) {
 	var recs []Record
 	for _, r := range repos {
 		path := filepath.Join(dir, "repos", r.name+".git")
-		marks, err := c.importRepo(ctx, e, path, r)
+		marks, err := importRepo(ctx, e, path, "loader@git."+Domain, r)
 		if err != nil {
 			return nil, fmt.Errorf("repository %s: %w", r.name, err)
 		}
@@ -117,60 +105,8 @@ func (c *cgit) load(ctx context.Context, e *env) ([]Record, error) {
 	return recs, nil
 }
 
-// importRepo writes a bare repository with git fast-import and returns the
-// commit id of each mark (1-based, in r.commits order).
-func (c *cgit) importRepo(ctx context.Context, e *env, path string, r cgitRepo) (map[int]string, error) {
-	if _, err := e.run(ctx, e.dir, nil, "git", "init", "--quiet", "--bare", "--initial-branch=master", path); err != nil {
-		return nil, err
-	}
-	stream := path + ".fi"
-	f, err := os.Create(stream)
-	if err != nil {
-		return nil, err
-	}
-	w := bufio.NewWriter(f)
-	data := func(s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s), s) }
-	for i, cm := range r.commits {
-		who := fmt.Sprintf("Lab Loader <loader@git.%s> %d +0000", Domain, cm.when.Unix())
-		fmt.Fprintf(w, "commit refs/heads/master\nmark :%d\nauthor %s\ncommitter %s\n", i+1, who, who)
-		data(cm.subject + "\n\n" + cm.body + "\n")
-		if i > 0 {
-			fmt.Fprintf(w, "from :%d\n", i)
-		}
-		fmt.Fprintf(w, "M 100644 inline %s\n", cm.path)
-		data(cm.content)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	marksFile := path + ".marks"
-	if _, err := e.run(ctx, path, nil, "sh", "-c", `git fast-import --quiet --export-marks="$1" < "$2"`,
-		"sh", marksFile, stream); err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(marksFile)
-	if err != nil {
-		return nil, err
-	}
-	marks := map[int]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var n int
-		var sha string
-		if _, err := fmt.Sscanf(line, ":%d %s", &n, &sha); err != nil {
-			return nil, fmt.Errorf("%s: %q: %w", marksFile, line, err)
-		}
-		marks[n] = sha
-	}
-	os.Remove(stream)
-	return marks, nil
-}
-
-func carsRepo(cs []car) cgitRepo {
-	r := cgitRepo{name: "cars", desc: "Cars of the 1970s and early 1980s: mileage, engine, weight (vega cars)"}
+func carsRepo(cs []car) gitRepo {
+	r := gitRepo{name: "cars", desc: "Cars of the 1970s and early 1980s: mileage, engine, weight (vega cars)"}
 	seen := map[string]int{}
 	for i, c := range cs {
 		year := strings.SplitN(c.Year, "-", 2)[0]
@@ -197,7 +133,7 @@ func carsRepo(cs []car) cgitRepo {
 		}
 		when = when.Add(time.Duration(i) * time.Hour)
 		body := fmt.Sprintf("Model year %s, made in %s: %s.", year, c.Origin, strings.Join(facts, ", "))
-		r.commits = append(r.commits, cgitCommit{
+		r.commits = append(r.commits, gitCommit{
 			id: slug, subject: fmt.Sprintf("Add %s (%s)", c.Name, year), body: body,
 			path: strings.ToLower(c.Origin) + "/" + slug + ".txt", content: c.Name + "\n" + body + "\n", when: when,
 		})
@@ -235,8 +171,8 @@ func readAirports(data string) ([]airport, error) {
 	}
 }
 
-func airportsRepo(as []airport) cgitRepo {
-	r := cgitRepo{name: "airports", desc: "US airports with their IATA codes, cities and coordinates (vega airports)"}
+func airportsRepo(as []airport) gitRepo {
+	r := gitRepo{name: "airports", desc: "US airports with their IATA codes, cities and coordinates (vega airports)"}
 	t0 := time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, a := range as {
 		place := a.City
@@ -244,7 +180,7 @@ func airportsRepo(as []airport) cgitRepo {
 			place += ", " + a.State
 		}
 		body := fmt.Sprintf("%s airport %s serves %s (%s); latitude %s, longitude %s.", a.IATA, a.Name, place, a.Country, a.Lat, a.Lon)
-		r.commits = append(r.commits, cgitCommit{
+		r.commits = append(r.commits, gitCommit{
 			id: a.IATA, subject: fmt.Sprintf("Add %s (%s), %s", a.Name, a.IATA, place), body: body,
 			path:    strings.ToLower(a.State) + "/" + strings.ToLower(a.IATA) + ".txt",
 			content: a.Name + "\n" + body + "\n", when: t0.Add(time.Duration(i) * time.Hour),

@@ -13,6 +13,7 @@ packages=(
 	cgit git
 	xapian-omega
 	htdig
+	gitweb
 	eatmydata curl
 	namazu2 namazu2-index-tools
 	swish-e libcgi-pm-perl libdate-calc-perl

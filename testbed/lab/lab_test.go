@@ -190,6 +190,15 @@ func TestPagination(t *testing.T) {
 					recs := l.Truth.Records[b.Backend]
 					q, df := frequentWord(recs)
 					if df <= b.PageSize {
+						// gitweb's 100 a page outnumber any title word; its
+						// search reads the whole message
+						texts := make([]Record, len(recs))
+						for i, r := range recs {
+							texts[i].Title = r.Text
+						}
+						q, df = frequentWord(texts)
+					}
+					if df <= b.PageSize {
 						t.Fatalf("no title word in more than %d titles (a page of results)", b.PageSize)
 					}
 					// The query matches at least the df titles: that many
@@ -522,7 +531,7 @@ func linkKeys(raw string) []string {
 	if err != nil {
 		return nil
 	}
-	q := u.Query()
+	q := query(u)
 	if len(q) == 0 {
 		return []string{u.Path}
 	}
