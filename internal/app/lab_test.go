@@ -62,7 +62,9 @@ func startLab(t *testing.T) *lab.Lab {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
-		sharedLab.lab, sharedLab.err = lab.Start(ctx, dir, lab.Options{Log: &sharedLab.log})
+		// DWCRAWL_LAB_APPS=a,b runs some applications only.
+		apps := strings.FieldsFunc(os.Getenv("DWCRAWL_LAB_APPS"), func(r rune) bool { return r == ',' })
+		sharedLab.lab, sharedLab.err = lab.Start(ctx, dir, lab.Options{Log: &sharedLab.log, Apps: apps})
 	})
 	var me *lab.MissingError
 	switch {

@@ -13,6 +13,7 @@ packages=(
 	cgit git
 	xapian-omega
 	eatmydata curl
+	redmine redmine-sqlite ruby-webrick
 )
 
 if [ "$(id -u)" != 0 ]; then
