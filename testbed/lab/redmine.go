@@ -219,8 +219,11 @@ func (r *redmine) load(ctx context.Context, e *env) ([]Record, error) {
 			if len(g.Lemmas) > 1 {
 				desc += "\n\nSynonyms: " + strings.Join(g.Lemmas, ", ")
 			}
-			in = append(in, rmInput{ID: g.ID, Subject: g.Lemmas[0], Category: strings.ToUpper(topic[:1]) + topic[1:], Description: desc})
-			subject[g.ID] = g.Lemmas[0]
+			// The subject names the term and its topic, the way WordNet
+			// marks a sense's domain: a result title says what it is.
+			subj := g.Lemmas[0] + " (" + topic + ")"
+			in = append(in, rmInput{ID: g.ID, Subject: subj, Category: strings.ToUpper(topic[:1]) + topic[1:], Description: desc})
+			subject[g.ID] = subj
 			text[g.ID] = strings.Join(g.Lemmas, " ") + " " + g.Gloss
 		}
 	}
