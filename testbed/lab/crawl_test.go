@@ -31,6 +31,8 @@ var labTopics = map[string]string{
 	"music":  "music." + Domain,
 	"code":   "git." + Domain,
 	"law":    "law." + Domain,
+
+	"medicine": "clinic." + Domain, // Redmine
 }
 
 // formKey is a truth form's interface: its host, action without the
