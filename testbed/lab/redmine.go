@@ -317,6 +317,9 @@ func (r *redmine) pages(recs []Record) []string {
 		"/",
 		"/projects/" + rmProject,
 		rec.Path,
+		// the issue and project lists: their filter forms have no query box
+		"/issues",
+		"/projects",
 		"/search?q=" + q,
 		"/projects/" + rmProject + "/search?q=" + q,
 		"/login",
@@ -344,9 +347,13 @@ func (r *redmine) label(f *Form) formLabel {
 	case path == "/account/lost_password" || fields["mail"] && len(fields) <= 3:
 		return formLabel{Kind: "password"}
 	case fields["set_filter"]:
-		// an issue or project list's filters, columns and grouping: no box
-		// to type a query in
+		// an issue or project list's filters, columns and grouping
+		// (query_form: filters are added by script, there is no box to
+		// type a query in), or the issue list's CSV export options
+		// (/issues.csv)
 		return formLabel{Kind: "options"}
 	}
+	// the issue list's bulk form (the rows' checkboxes for the context
+	// menu), the project list's empty form
 	return formLabel{Kind: "other"}
 }
