@@ -34,6 +34,8 @@ var labTopics = map[string]string{
 	"science": "science." + Domain,
 	"archive": "archive." + Domain,
 	"sports":  "sports." + Domain,
+
+	"medicine": "clinic." + Domain, // Redmine
 }
 
 // formKey is a truth form's interface: its host, action without the

@@ -17,6 +17,7 @@ packages=(
 	eatmydata curl
 	namazu2 namazu2-index-tools
 	swish-e libcgi-pm-perl libdate-calc-perl
+	redmine redmine-sqlite ruby-webrick
 )
 
 if [ "$(id -u)" != 0 ]; then
