@@ -13,6 +13,7 @@ packages=(
 	cgit git
 	xapian-omega
 	eatmydata curl
+	gitit
 )
 
 if [ "$(id -u)" != 0 ]; then

@@ -15,7 +15,7 @@ import (
 // FastCGI (php-cgi spawned by lighttpd), CGI for cgit. A request naming no
 // lab host gets the hub.
 const lighttpdConf = `# written by the dwcrawl lab; regenerated on every start
-server.modules = ("mod_access", "mod_alias", "mod_setenv", "mod_rewrite", "mod_fastcgi", "mod_cgi", "mod_accesslog")
+server.modules = ("mod_access", "mod_alias", "mod_setenv", "mod_rewrite", "mod_fastcgi", "mod_cgi", "mod_proxy", "mod_accesslog")
 server.bind = "127.0.0.1"
 server.port = %d
 server.document-root = "%s"
