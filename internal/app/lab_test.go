@@ -62,7 +62,12 @@ func startLab(t *testing.T) *lab.Lab {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
-		sharedLab.lab, sharedLab.err = lab.Start(ctx, dir, lab.Options{Log: &sharedLab.log})
+		// DWCRAWL_LAB_APPS=a,b runs only those applications.
+		var apps []string
+		if s := os.Getenv("DWCRAWL_LAB_APPS"); s != "" {
+			apps = strings.Split(s, ",")
+		}
+		sharedLab.lab, sharedLab.err = lab.Start(ctx, dir, lab.Options{Log: &sharedLab.log, Apps: apps})
 	})
 	var me *lab.MissingError
 	switch {

@@ -31,6 +31,7 @@ var labTopics = map[string]string{
 	"music":  "music." + Domain,
 	"code":   "git." + Domain,
 	"law":    "law." + Domain,
+	"myth":   "myth." + Domain,
 }
 
 // formKey is a truth form's interface: its host, action without the
