@@ -36,6 +36,7 @@ var labTopics = map[string]string{
 	"sports":  "sports." + Domain,
 
 	"medicine": "clinic." + Domain, // Redmine
+	"myth":     "myth." + Domain,
 }
 
 // formKey is a truth form's interface: its host, action without the

@@ -18,6 +18,7 @@ packages=(
 	namazu2 namazu2-index-tools
 	swish-e libcgi-pm-perl libdate-calc-perl
 	redmine redmine-sqlite ruby-webrick
+	gitit
 )
 
 if [ "$(id -u)" != 0 ]; then
