@@ -12,6 +12,7 @@ packages=(
 	dokuwiki
 	cgit git
 	xapian-omega
+	phpmyadmin
 	eatmydata curl
 )
 
