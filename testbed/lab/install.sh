@@ -12,7 +12,7 @@ packages=(
 	dokuwiki
 	cgit git
 	xapian-omega
-	phpmyadmin
+	phpmyadmin wordpress-l10n
 	eatmydata curl
 )
 

@@ -333,6 +333,10 @@ func (w *wordpress) label(f *Form) formLabel {
 		return formLabel{Kind: "password"}
 	case fields["comment"] && fields["comment_post_ID"]:
 		return formLabel{Kind: "comment"}
+	case fields["wp_lang"]:
+		// wp-login.php's language switcher, served where language packs
+		// are installed (wordpress-l10n): reloads the page in the language
+		return formLabel{Kind: "options"}
 	case fields["cat"] && len(f.Fields) == 1 && f.Method == "GET":
 		// the Categories widget's dropdown: goes to a category's archive
 		return formLabel{Kind: "navigation"}
