@@ -37,15 +37,17 @@ func (*phpmyadmin) start(context.Context, *env) error { return nil }
 // check, no error reports), temporary files in the lab.
 const pmaConfig = `<?php
 // written by the dwcrawl lab
-$cfg['blowfish_secret'] = sodium_hex2bin('%s');
+$cfg['blowfish_secret'] = sodium_hex2bin('%[1]s');
 $i = 1;
 $cfg['Servers'][$i]['verbose'] = 'Lab MariaDB';
 $cfg['Servers'][$i]['auth_type'] = 'cookie';
 $cfg['Servers'][$i]['host'] = 'localhost';
 $cfg['Servers'][$i]['connect_type'] = 'socket';
-$cfg['Servers'][$i]['socket'] = '%s';
+$cfg['Servers'][$i]['socket'] = '%[2]s';
 $cfg['Servers'][$i]['AllowNoPassword'] = false;
-$cfg['TempDir'] = '%s';
+$cfg['TempDir'] = '%[3]s';
+// sessions (one per visit of the login page) stay in the lab too
+$cfg['SessionSavePath'] = '%[3]ssessions';
 $cfg['UploadDir'] = '';
 $cfg['SaveDir'] = '';
 $cfg['VersionCheck'] = false;
@@ -74,7 +76,7 @@ func (p *phpmyadmin) load(ctx context.Context, e *env) ([]Record, error) {
 	if _, err := e.run(ctx, dir, nil, "cp", "-a", pmaRoot, app); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(tmp, "sessions"), 0o700); err != nil {
 		return nil, err
 	}
 	conf := filepath.Join(dir, "config.inc.php")
