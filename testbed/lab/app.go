@@ -50,7 +50,7 @@ type formLabel struct {
 
 // allApps are the lab's applications, in start order.
 func allApps() []app {
-	return []app{&mediawiki{}, &wordpress{}, &dokuwiki{}, &cgit{}, &omega{}, &htdig{}, &namazu{}, &swish{}, &gitweb{}, &redmine{}, &gitit{}}
+	return []app{&mediawiki{}, &wordpress{}, &dokuwiki{}, &cgit{}, &omega{}, &htdig{}, &namazu{}, &swish{}, &gitweb{}, &redmine{}, &gitit{}, &phpmyadmin{}}
 }
 
 // packageVersion is the installed version of a Debian package, "" if unknown.

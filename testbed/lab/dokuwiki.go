@@ -216,6 +216,7 @@ func (d *dokuwiki) pages(recs []Record) []string {
 		"/doku.php?id=start&do=login",
 		"/doku.php?id=start&do=register",
 		"/doku.php?id=start&do=resendpwd",
+		"/doku.php?id=start&do=recent",
 	}
 }
 
@@ -232,6 +233,9 @@ func (d *dokuwiki) label(f *Form) formLabel {
 		return formLabel{Kind: "password"}
 	case fields["wikitext"]:
 		return formLabel{Kind: "edit"}
+	case fields["show_changes"]:
+		// Recent changes: pages, media files or both
+		return formLabel{Kind: "options"}
 	case fields["do"] && fields["id"] && len(f.Fields) == 2:
 		// the template's "Tools" menu: a select of actions
 		return formLabel{Kind: "navigation"}

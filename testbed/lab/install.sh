@@ -14,6 +14,7 @@ packages=(
 	xapian-omega
 	htdig
 	gitweb
+	phpmyadmin wordpress-l10n
 	eatmydata curl
 	namazu2 namazu2-index-tools
 	swish-e libcgi-pm-perl libdate-calc-perl

@@ -140,6 +140,9 @@ func TestSearchFindsRecords(t *testing.T) {
 				t.Skip("not among DWCRAWL_LAB_APPS")
 			}
 			backends := searchBackends(l, name)
+			if len(backends) == 0 && !holdsRecords(l, name) {
+				t.Skipf("%s holds no records: no search backend", name)
+			}
 			if len(backends) == 0 {
 				t.Fatalf("no searchable form with records in the truth of %s", name)
 			}
@@ -322,7 +325,7 @@ func TestTruthForms(t *testing.T) {
 				}
 			}
 		}
-		if !homeSearch {
+		if !homeSearch && len(s.Backends) > 0 {
 			t.Errorf("%s: no search form on the home page", s.Host)
 		}
 		// The applications with user accounts serve their forms.
@@ -372,6 +375,12 @@ func TestCurlResolve(t *testing.T) {
 			t.Errorf("curl --resolve %s: no %q in %.200s", host, want, out)
 		}
 	}
+}
+
+// holdsRecords reports whether an application loaded records (one without
+// any, an administration tool, serves no search form).
+func holdsRecords(l *Lab, app string) bool {
+	return slices.ContainsFunc(l.Truth.Sites, func(s Site) bool { return s.App == app && len(s.Backends) > 0 })
 }
 
 func firstPage(l *Lab, host string) int {

@@ -55,6 +55,9 @@ $wgExtensionFunctions[] = function () {
 	$wgFooterIcons = [];
 };
 $wgAllowExternalImages = false;
+// Recent changes in the options form MediaWiki serves without JavaScript
+// (the structured filters are built by script): a display-options form.
+$wgDefaultUserOptions['rcenhancedfilters-disable'] = 1;
 `
 
 func (m *mediawiki) load(ctx context.Context, e *env) ([]Record, error) {
@@ -200,6 +203,8 @@ func (m *mediawiki) pages(recs []Record) []string {
 		"/index.php?title=Special:Search&search=" + url.QueryEscape(queryWord(r)) + "&fulltext=1",
 		"/index.php?title=Special:UserLogin",
 		"/index.php?title=Special:CreateAccount",
+		"/index.php?title=Special:RecentChanges",
+		"/index.php?title=Special:AllPages",
 	}
 }
 
@@ -216,6 +221,12 @@ func (m *mediawiki) label(f *Form) formLabel {
 		return formLabel{Kind: "password"}
 	case fields["wpTextbox1"]:
 		return formLabel{Kind: "edit"}
+	case fieldValue(f, "title") == "Special:RecentChanges" && fields["namespace"]:
+		// namespace, invert, tag filter: which changes the list shows
+		return formLabel{Kind: "options"}
+	case fieldValue(f, "title") == "Special:AllPages" && fields["from"]:
+		// "display pages starting at": moves through the list of titles
+		return formLabel{Kind: "navigation"}
 	}
 	return formLabel{Kind: "other"}
 }
@@ -229,6 +240,17 @@ func textField(f *Form, name string) bool {
 		}
 	}
 	return false
+}
+
+// fieldValue is the value of the form's first field of that name ("" when
+// none): special pages carry their name in a hidden title field.
+func fieldValue(f *Form, name string) string {
+	for _, x := range f.Fields {
+		if x.Name == name {
+			return x.Value
+		}
+	}
+	return ""
 }
 
 func fieldSet(f *Form) map[string]bool {

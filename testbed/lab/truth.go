@@ -396,6 +396,10 @@ func ParseForms(base *url.URL, r io.Reader) ([]Form, error) {
 		f.Action = base.String()
 		if a := strings.TrimSpace(s.AttrOr("action", "")); a != "" {
 			if u, err := base.Parse(a); err == nil {
+				// "http://host:port" (WordPress's widgets) is submitted to "/"
+				if u.Path == "" && u.Opaque == "" && u.Host != "" {
+					u.Path = "/"
+				}
 				f.Action = u.String()
 			}
 		}

@@ -160,6 +160,12 @@ $page = wp_insert_post(['post_type' => 'page', 'post_title' => 'About this blog'
     'post_content' => '<p>This blog holds ' . count($ids) . ' computer science papers from DBLP, one post per paper. ' .
         'Search it with the search box, or visit the <a href="' . $argv[2] . '">lab hub</a>.</p>'], true);
 $wpdb->query('COMMIT');
+// The classic Categories widget as a dropdown, beside the default block
+// widgets: a real navigation form (a select of categories, GET to home).
+update_option('widget_categories', [2 => ['title' => 'Categories', 'count' => 1, 'hierarchical' => 0, 'dropdown' => 1], '_multiwidget' => 1]);
+$sw = get_option('sidebars_widgets');
+$sw['sidebar-1'][] = 'categories-2';
+update_option('sidebars_widgets', $sw);
 wp_suspend_cache_invalidation(false);
 wp_defer_term_counting(false);
 echo json_encode($ids);
@@ -327,6 +333,13 @@ func (w *wordpress) label(f *Form) formLabel {
 		return formLabel{Kind: "password"}
 	case fields["comment"] && fields["comment_post_ID"]:
 		return formLabel{Kind: "comment"}
+	case fields["wp_lang"]:
+		// wp-login.php's language switcher, served where language packs
+		// are installed (wordpress-l10n): reloads the page in the language
+		return formLabel{Kind: "options"}
+	case fields["cat"] && len(f.Fields) == 1 && f.Method == "GET":
+		// the Categories widget's dropdown: goes to a category's archive
+		return formLabel{Kind: "navigation"}
 	}
 	return formLabel{Kind: "other"}
 }
