@@ -26,15 +26,14 @@ import (
 // labTopics maps each lab profile (testbed/lab/profiles/NAME.lua) to the
 // application host whose searchable forms are its topic.
 var labTopics = map[string]string{
-	"movies":  "wiki." + Domain,
-	"papers":  "blog." + Domain,
-	"music":   "music." + Domain,
-	"code":    "git." + Domain,
-	"law":     "law." + Domain,
-	"science": "science." + Domain,
-	"archive": "archive." + Domain,
-	"sports":  "sports." + Domain,
-
+	"movies":   "wiki." + Domain,
+	"papers":   "blog." + Domain,
+	"music":    "music." + Domain,
+	"code":     "git." + Domain,
+	"law":      "law." + Domain,
+	"science":  "science." + Domain,
+	"archive":  "archive." + Domain,
+	"sports":   "sports." + Domain,
 	"medicine": "clinic." + Domain, // Redmine
 	"myth":     "myth." + Domain,
 }
