@@ -103,8 +103,12 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 	if opt.Wrapper.Known() {
 		if r := wrapped(root, opt.Wrapper); len(r.items) > 0 {
 			r.evaluate(base, q, nil)
-			chosen = append(chosen, r)
-			res.Wrapper, fromWrapper = opt.Wrapper, true
+			// a list at the same place that links elsewhere is another
+			// page's (the help page a site shows for an empty query)
+			if sameFamily(r, opt.Wrapper.Pattern) {
+				chosen = append(chosen, r)
+				res.Wrapper, fromWrapper = opt.Wrapper, true
+			}
 		}
 	}
 	found := mine(root)
@@ -115,8 +119,9 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 	if len(chosen) == 0 && len(found) > 0 && found[0].score >= opt.MinScore {
 		best := found[0]
 		// with a template known, a region of another kind of record is not
-		// this site's results (a no-results page with a "popular" box)
-		if !opt.Wrapper.Known() || best.pattern == opt.Wrapper.Pattern {
+		// this site's results; without a query, a list whose items mostly
+		// link nowhere is the site's help ("how to search"), not a listing
+		if (!opt.Wrapper.Known() || best.pattern == opt.Wrapper.Pattern) && (strings.TrimSpace(opt.Query) != "" || linkedShare(best) >= 0.5) {
 			chosen = append(chosen, best)
 			res.Wrapper = Wrapper{Parent: best.parentPath, Item: best.shape, Classes: best.classes, Pattern: best.pattern}
 			res.Learned, res.Score = !opt.Wrapper.Known(), best.score
@@ -147,12 +152,26 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 		for _, it := range r.items {
 			items[it.n] = true
 		}
+		chrome := templateText(r.items)
 		for i, it := range r.items {
 			l := r.links[i]
-			rec := Record{URL: l.url, Title: l.text, Text: textOf(it.n)}
+			rec := Record{URL: l.url, Title: l.text, Text: dataText(it.n, chrome)}
 			if it.n.DataAtom == atom.A || inline[it.n.DataAtom] {
 				if tail := inlineTail(it.n, items); tail != "" {
 					rec.Text += " " + tail
+				}
+			}
+			if it.n.DataAtom == atom.Dt {
+				// a definition list's record is the term and its
+				// descriptions (<dt>title</dt><dd>snippet</dd>)
+				for c := it.n.NextSibling; c != nil && !items[c]; c = c.NextSibling {
+					if c.Type == html.ElementNode && c.DataAtom == atom.Dd {
+						if d := dataText(c, chrome); d != "" {
+							rec.Text += " " + d
+						}
+					} else if c.Type == html.ElementNode && c.DataAtom == atom.Dt {
+						break
+					}
 				}
 			}
 			if pagerRow(rec.Text) && (l.url == "" || pattern(l.url, nil) != r.pattern) {
@@ -179,8 +198,11 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 
 	before, after := outsideText(doc, inRecord)
 	res.Counts = append(CountsIn(before), CountsIn(after)...)
-	if len(res.Counts) > 0 {
-		res.Total, res.TotalText = res.Counts[0].N, res.Counts[0].Text
+	for _, c := range res.Counts {
+		if !c.Site {
+			res.Total, res.TotalText = c.N, c.Text
+			break
+		}
 	}
 	for _, t := range []string{before, after} {
 		if p := saysNoResults(t); p != "" {
@@ -199,6 +221,153 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 	}
 	res.Next = findNext(doc, pg.Forms, base, base.String(), opt.Page, inRecord)
 	return res, nil
+}
+
+// templateText are the text pieces that most items of a record list
+// repeat, digits aside: the result template's labels and chrome ("Document
+// Size:", "-- rank: 1000", "(574 bytes)", "[show matches]"), which are no
+// record's data and would make poor queries. Nil for fewer than 4 items.
+func templateText(items []*node) map[string]bool {
+	if len(items) < 4 {
+		return nil
+	}
+	counts := map[string]int{}
+	for _, it := range items {
+		seen := map[string]bool{}
+		var walk func(n *html.Node)
+		walk = func(n *html.Node) {
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				switch {
+				case c.Type == html.TextNode:
+					if k := chromeKey(c.Data); k != "" && !seen[k] {
+						seen[k] = true
+						counts[k]++
+					}
+				case c.Type == html.ElementNode && !skipped[c.DataAtom]:
+					walk(c)
+				}
+			}
+		}
+		walk(it.n)
+		if it.n.DataAtom == atom.Dt {
+			for c := it.n.NextSibling; c != nil && c.DataAtom != atom.Dt; c = c.NextSibling {
+				if c.DataAtom == atom.Dd {
+					walk(c)
+				}
+			}
+		}
+	}
+	out := map[string]bool{}
+	for k, c := range counts {
+		if 5*c >= 4*len(items) {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// chromeKey is a text piece with its digits folded, "" for blank text.
+func chromeKey(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return ""
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '#'
+		}
+		return r
+	}, s)
+}
+
+// dataText is the visible text of n without the template's pieces and
+// without pieces that are only a URL or path (the record's address
+// printed under it).
+func dataText(n *html.Node, chrome map[string]bool) string {
+	var b strings.Builder
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				t := strings.TrimSpace(c.Data)
+				if chrome[chromeKey(c.Data)] || urlLike(t) {
+					b.WriteByte(' ')
+					continue
+				}
+				b.WriteString(c.Data)
+			case html.ElementNode:
+				if skipped[c.DataAtom] || c.DataAtom == atom.Select {
+					continue
+				}
+				block := blockTags[c.DataAtom]
+				if block {
+					b.WriteByte(' ')
+				}
+				walk(c)
+				if block {
+					b.WriteByte(' ')
+				}
+			}
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// urlLike reports whether a text piece is one URL or path and nothing else.
+func urlLike(t string) bool {
+	if t == "" || strings.ContainsAny(t, " \t") {
+		return false
+	}
+	return strings.Contains(t, "://") || strings.HasPrefix(t, "www.") || strings.HasPrefix(t, "/") && strings.Count(t, "/") >= 2
+}
+
+// linkedShare is the share of a region's items that link somewhere.
+func linkedShare(r *region) float64 {
+	if len(r.links) == 0 {
+		return 0
+	}
+	n := 0
+	for _, l := range r.links {
+		if l.url != "" {
+			n++
+		}
+	}
+	return float64(n) / float64(len(r.links))
+}
+
+// sameFamily reports whether some of a region's links lead where the
+// records of a wrapper's pattern do: the same host and first path segment
+// (records of one site spread over directories: /papers/conf/x/,
+// /papers/books/y/). A region without links passes (records that link
+// nowhere).
+func sameFamily(r *region, pat string) bool {
+	fam := family(pat)
+	any := false
+	for _, l := range r.links {
+		if l.url == "" {
+			continue
+		}
+		any = true
+		if family(l.url) == fam {
+			return true
+		}
+	}
+	return !any
+}
+
+// family is the host and first path segment of a URL or pattern.
+func family(s string) string {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "http://"), "https://")
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	parts := strings.SplitN(s, "/", 3)
+	if len(parts) >= 2 {
+		return parts[0] + "/" + parts[1]
+	}
+	return parts[0]
 }
 
 // Template is what a page's record-like regions link to, by place.

@@ -248,7 +248,7 @@ func movingParam(links []string, current string) *Request {
 	if err != nil {
 		return nil
 	}
-	cq := cu.Query()
+	cq := queryOf(cu)
 	type group struct {
 		param string
 		vals  map[int]string // value -> URL
@@ -259,13 +259,13 @@ func movingParam(links []string, current string) *Request {
 		if err != nil || au.Host != cu.Host || au.Path != cu.Path {
 			continue
 		}
-		aq := au.Query()
+		aq := queryOf(au)
 		for _, b := range links[i+1:] {
 			bu, err := url.Parse(b)
 			if err != nil || bu.Host != au.Host || bu.Path != au.Path {
 				continue
 			}
-			k, ok := oneIntDiff(aq, bu.Query())
+			k, ok := oneIntDiff(aq, queryOf(bu))
 			if !ok {
 				continue
 			}
@@ -275,7 +275,7 @@ func movingParam(links []string, current string) *Request {
 				groups[k] = g
 			}
 			va, _ := strconv.Atoi(aq.Get(k))
-			vb, _ := strconv.Atoi(bu.Query().Get(k))
+			vb, _ := strconv.Atoi(queryOf(bu).Get(k))
 			g.vals[va], g.vals[vb] = a, b
 		}
 	}
@@ -427,7 +427,7 @@ func widen(next *Request, links []string) *Request {
 		if err != nil || lu.Scheme != nu.Scheme || lu.Host != nu.Host || lu.Path != nu.Path {
 			continue
 		}
-		lq := lu.Query()
+		lq := queryOf(lu)
 		var diff []string
 		for k := range lq {
 			if lq.Get(k) != nq.Get(k) || !nq.Has(k) {
@@ -558,4 +558,12 @@ func buttonRequest(f *page.Form, isButton bool, name, value, typ string) *Reques
 		r.Values = vals
 	}
 	return r
+}
+
+// queryOf is a URL's query, read with ";" as a separator as well as "&"
+// (CGIs such as ht://Dig's and gitweb's write "a=1;b=2", which url.Query
+// drops).
+func queryOf(u *url.URL) url.Values {
+	v, _ := url.ParseQuery(strings.ReplaceAll(u.RawQuery, ";", "&"))
+	return v
 }

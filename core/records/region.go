@@ -320,6 +320,11 @@ func (r *region) evaluate(base *url.URL, q *echo, exclude map[string]bool) {
 		distinct = float64(len(urls)) / float64(withLink)
 		r.template = float64(excluded) / float64(withLink)
 	}
+	if linkFrac == 1 && distinct == 1 && n >= 5 && best == n {
+		// a list of titles only (a "short" result format): every item
+		// links to a page of its own, all alike; short text is no doubt
+		avg = max(avg, 30)
+	}
 	r.score = float64(n) * math.Sqrt(math.Min(1, avg/60)) * (0.2 + 0.8*linkFrac) * distinct
 	if q != nil && len(q.words) > 0 {
 		// a result of a query mostly shows the query's words

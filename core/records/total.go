@@ -22,6 +22,12 @@ var (
 	countNoun = regexp.MustCompile(`(?i)(?:^|[^\w.,])` + qualifier + num + `\s+` + countNouns + `\b`)
 	// "Results: 120", "Total: 120", "found 1788", "Treffer: 12"
 	nounCount = regexp.MustCompile(`(?i)\b(?:results?|matches|hits|total|found|treffer|résultats)\s*:?\s+` + qualifier + num + `\b`)
+	// "Results (115)", "(1-10/115)"
+	nounParen  = regexp.MustCompile(`(?i)\b(?:results?|matches|hits|found|treffer|résultats)\s*\(\s*` + num + `\s*\)`)
+	rangeSlash = regexp.MustCompile(`\(\s*\d[\d,.]*\s*(?:-|–)\s*\d[\d,.]*\s*/\s*` + num + `\s*\)`)
+	// a count of the whole collection, not of a query's matches: "this
+	// index contains 2,000 documents", "the database holds 3,881 records"
+	siteCount = regexp.MustCompile(`(?i)\b(?:index|database|collection|archive|catalog(?:ue)?|library|site|corpus)\s+(?:now\s+)?(?:contains|has|holds|includes|comprises)\s*$|\b(?:indexed|in\s+(?:the|this|our)\s+(?:index|database|collection))\s*:?\s*$`)
 )
 
 // noResults are the phrases of a page saying that nothing matched.
@@ -49,29 +55,42 @@ func parseCount(s string) (int, bool) {
 type Count struct {
 	N    int    `json:"n"`
 	Text string `json:"text"`
+	// Site is set for a count of the whole collection, not of the
+	// query's matches.
+	Site bool `json:"site,omitempty"`
 }
 
 // CountsIn returns every number of results the text states, ranges
 // ("a–b of N") first, then bare counts, each in text order.
+// Counts of the whole collection ("this index contains 2,000 documents")
+// come last.
 func CountsIn(text string) []Count {
-	var out []Count
+	var out, site []Count
 	seen := map[int]bool{}
-	for _, re := range []*regexp.Regexp{rangeOf, countNoun, nounCount} {
+	for _, re := range []*regexp.Regexp{rangeOf, rangeSlash, nounParen, countNoun, nounCount} {
 		for _, m := range re.FindAllStringSubmatchIndex(text, 8) {
-			if n, ok := parseCount(text[m[2]:m[3]]); ok && !seen[n] {
-				seen[n] = true
-				out = append(out, Count{N: n, Text: strings.TrimSpace(text[m[0]:m[1]])})
+			n, ok := parseCount(text[m[2]:m[3]])
+			if !ok || seen[n] {
+				continue
+			}
+			seen[n] = true
+			c := Count{N: n, Text: strings.TrimSpace(text[m[0]:m[1]])}
+			if siteCount.MatchString(text[max(0, m[0]-40):m[0]]) {
+				c.Site = true
+				site = append(site, c)
+			} else {
+				out = append(out, c)
 			}
 		}
 	}
-	return out
+	return append(out, site...)
 }
 
 // findTotal returns the number of results the text states and the phrase
 // it comes from, -1 when it states none. A range "a–b of N" wins over a
 // bare "N results".
 func findTotal(text string) (int, string) {
-	for _, re := range []*regexp.Regexp{rangeOf, countNoun, nounCount} {
+	for _, re := range []*regexp.Regexp{rangeOf, rangeSlash, nounParen, countNoun, nounCount} {
 		if m := re.FindStringSubmatchIndex(text); m != nil {
 			if n, ok := parseCount(text[m[2]:m[3]]); ok {
 				return n, strings.TrimSpace(text[m[0]:m[1]])

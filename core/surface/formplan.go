@@ -146,9 +146,10 @@ func NewFormPolicy(s *FormSearcher, inner Policy, opt FormPlanOptions) *FormPoli
 func formInputs(f *page.Form, box int) []*formInput {
 	var out []*formInput
 	radios := map[string]*formInput{}
+	size, _ := PageSizeControl(f)
 	for i, fl := range f.Fields {
-		if i == box || fl.Name == "" || fl.Disabled {
-			continue
+		if i == box || i == size || fl.Name == "" || fl.Disabled {
+			continue // the page size is set to its largest, not tested
 		}
 		switch {
 		case fl.TextBox():
@@ -254,7 +255,7 @@ func (p *FormPolicy) Next(ctx context.Context, st *State) (Proposal, error) {
 	}
 	p.mu.Unlock()
 	if ok {
-		return Proposal{Query: q}, nil
+		return Proposal{Query: q, Analysis: true}, nil
 	}
 	for i := 0; i < 1000; i++ {
 		prop, err := p.inner.Next(ctx, st)

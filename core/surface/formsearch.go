@@ -207,6 +207,9 @@ func (s *FormSearcher) Submission(q string) (page.Submission, error) {
 	}
 	vals := s.form.DataSet(sub)
 	vals.Set(s.form.Fields[s.box].Name, kw)
+	if i, v := PageSizeControl(&s.form); i >= 0 {
+		vals.Set(s.form.Fields[i].Name, v)
+	}
 	for k, vs := range bind {
 		vals[k] = vs
 	}

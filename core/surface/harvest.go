@@ -110,6 +110,8 @@ type QueryLog struct {
 	// FromDocs: the policy chose the query from the downloaded documents
 	// (Proposal.FromDocs).
 	FromDocs bool `json:"from_docs,omitempty"`
+	// Analysis: the query studied the interface (Proposal.Analysis).
+	Analysis bool `json:"analysis,omitempty"`
 	// The coverage estimate after the query (at estimate checkpoints, see
 	// Options.EstimateEvery): fraction of the database downloaded, its
 	// CoverageLevel interval, the estimated size and the estimator's name.
@@ -132,6 +134,10 @@ type Proposal struct {
 	// documents (the adaptive policy): how many of them it matches is then
 	// no fair recapture count for the coverage estimate (coverage.go).
 	FromDocs bool
+	// Analysis marks a query that studies the interface (a form's seeds,
+	// its empty query, the tests of its other inputs) rather than one
+	// chosen to download records: it does not count toward StopAfter.
+	Analysis bool
 	probe    bool // a size probe (probe.go), not the policy's choice
 }
 
@@ -346,7 +352,9 @@ func Harvest(ctx context.Context, s Searcher, p Policy, opt Options) (*State, er
 func (st *State) fruitless() int {
 	n := 0
 	for i := len(st.log) - 1; i >= 0 && st.log[i].New == 0; i-- {
-		n++
+		if !st.log[i].Analysis {
+			n++
+		}
 	}
 	return n
 }
@@ -494,7 +502,7 @@ func (st *State) replayApply(prop Proposal, l QueryLog, docs []Doc) Entry {
 
 func (st *State) record(prop Proposal, docs []Doc, total int, limited bool, pages int, costOf func(n, fresh int) float64) Entry {
 	n := len(docs)
-	e := Entry{Log: QueryLog{N: len(st.log) + 1, Query: prop.Query, Total: total, Returned: n, Pages: pages, Limited: limited, Est: prop.Est, Gain: prop.Gain, Time: time.Now().UnixMilli()}}
+	e := Entry{Log: QueryLog{N: len(st.log) + 1, Query: prop.Query, Total: total, Returned: n, Pages: pages, Limited: limited, Est: prop.Est, Gain: prop.Gain, Analysis: prop.Analysis, Time: time.Now().UnixMilli()}}
 	res := make([]Result, 0, n)
 	e.Results = make([]string, 0, n)
 	for i, d := range docs {

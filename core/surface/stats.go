@@ -20,7 +20,7 @@ type TermOptions struct {
 	// assumed to ignore them (as hiddendb and most sites do), so they are
 	// never issued and not counted.
 	KeepStopWords bool
-	// MinLen is the minimum length of a candidate term in runes (default 1).
+	// MinLen is the minimum length of a candidate term in runes (default 2).
 	MinLen int
 }
 
@@ -47,7 +47,9 @@ func (o TermOptions) candidate(t string) bool {
 	}
 	min := o.MinLen
 	if min < 1 {
-		min = 1
+		// a single letter is page chrome ("a", the initials of an index)
+		// far more often than a query a site answers
+		min = 2
 	}
 	return len([]rune(t)) >= min
 }

@@ -143,7 +143,7 @@ func TestTermOptions(t *testing.T) {
 			}
 		}
 	}
-	if (TermOptions{MinLen: 3}).candidate("ab") || !(TermOptions{}).candidate("x") {
+	if (TermOptions{MinLen: 3}).candidate("ab") || (TermOptions{}).candidate("x") || !(TermOptions{}).candidate("xy") || !(TermOptions{MinLen: 1}).candidate("x") {
 		t.Fatal("candidate length rule")
 	}
 }
