@@ -62,8 +62,15 @@ func mine(root *node) []*region {
 		}
 		shapes := map[string][]*node{}
 		var order []string
+		// in a definition list a record is a term with its descriptions:
+		// the <dd>s belong to their <dt> (Extract joins them) and are no
+		// list of their own
+		terms := false
 		for _, c := range p.kids {
-			if c.control || (c.text == 0 && c.links == 0) {
+			terms = terms || c.n.DataAtom == atom.Dt
+		}
+		for _, c := range p.kids {
+			if c.control || (c.text == 0 && c.links == 0) || terms && c.n.DataAtom == atom.Dd {
 				continue
 			}
 			s := c.shape()
