@@ -33,6 +33,10 @@ type Result struct {
 	Wrapper Wrapper
 	// Learned is set when Wrapper was found on this page, not given.
 	Learned bool
+	// Fallback is set when no record list was understood and the records
+	// are the page's new links to its own site instead (links outside
+	// navigation that the form's page does not show).
+	Fallback bool
 	// Score is the found region's score (its number of items, discounted
 	// for short text, missing or repeated links, navigation), 0 with a
 	// given wrapper or no region.
@@ -216,6 +220,10 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 		res.Records, res.Wrapper, res.Learned, res.Score = nil, Wrapper{}, false, 0
 		inRecord = map[*html.Node]bool{}
 	}
+	if len(chosen) == 0 && !opt.Wrapper.Known() && res.NoResults == "" && strings.TrimSpace(opt.Query) != "" && opt.Template != nil && opt.Template.all != nil {
+		res.Records = newSiteLinks(doc, base, opt.Template.all)
+		res.Fallback = len(res.Records) > 0
+	}
 	if res.Total < 0 && res.NoResults != "" && len(res.Records) == 0 {
 		res.Total, res.TotalText = 0, res.NoResults
 	}
@@ -323,6 +331,56 @@ func urlLike(t string) bool {
 	return strings.Contains(t, "://") || strings.HasPrefix(t, "www.") || strings.HasPrefix(t, "/") && strings.Count(t, "/") >= 2
 }
 
+// maxFallback bounds the records a page read without a template yields.
+const maxFallback = 50
+
+// newSiteLinks are the fallback records of a page whose records were not
+// understood: its links to its own host, outside navigation, that are not
+// pager controls, not a page of the same search and not on the form's page
+// (known), each once.
+func newSiteLinks(doc *html.Node, base *url.URL, known map[string]bool) []Record {
+	var out []Record
+	seen := map[string]bool{}
+	for _, l := range allLinks(doc, base) {
+		u, err := url.Parse(l.url)
+		if err != nil || u.Host != base.Host || known[l.url] || seen[l.url] || l.text == "" || pagerText(l.text) {
+			continue
+		}
+		if u.Path == base.Path && u.RawQuery != "" {
+			continue // another page or ordering of this search
+		}
+		seen[l.url] = true
+		out = append(out, Record{URL: l.url, Title: l.text, Text: l.text})
+		if len(out) == maxFallback {
+			break
+		}
+	}
+	return out
+}
+
+// allLinks are the links of a page outside its navigation, header and
+// footer, in document order.
+func allLinks(doc *html.Node, base *url.URL) []link {
+	var out []link
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || skipped[c.DataAtom] || navTags[c.DataAtom] {
+				continue
+			}
+			if c.DataAtom == atom.A {
+				if l, ok := anchorLink(c, base); ok && strings.HasPrefix(l.url, "http") {
+					out = append(out, l)
+				}
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(doc)
+	return out
+}
+
 // linkedShare is the share of a region's items that link somewhere.
 func linkedShare(r *region) float64 {
 	if len(r.links) == 0 {
@@ -373,6 +431,7 @@ func family(s string) string {
 // Template is what a page's record-like regions link to, by place.
 type Template struct {
 	regions map[string]map[string]bool // parent path | shape -> links
+	all     map[string]bool            // every link of the page
 }
 
 // TemplateOf reads the record-like regions of a page (the page that holds
@@ -382,7 +441,10 @@ func TemplateOf(body []byte, base *url.URL) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("records: parse %s: %w", base, err)
 	}
-	t := &Template{regions: map[string]map[string]bool{}}
+	t := &Template{regions: map[string]map[string]bool{}, all: map[string]bool{}}
+	for _, l := range allLinks(doc, base) {
+		t.all[l.url] = true
+	}
 	for _, r := range mine(build(doc)) {
 		key := r.parentPath + "|" + r.shape
 		m := t.regions[key]

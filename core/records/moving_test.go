@@ -79,3 +79,27 @@ func TestCountsIn(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackLinks reads a result page whose one record repeats nothing:
+// its new links to its own site are the records, flagged as a fallback.
+func TestFallbackLinks(t *testing.T) {
+	home := `<html><body><nav><a href="/">Home</a> <a href="/about">About</a></nav><form action="/search"><input name="q"></form>
+<p><a href="/projects/x">Project X</a></p></body></html>`
+	result := `<html><body><nav><a href="/">Home</a> <a href="/about">About</a></nav><form action="/search"><input name="q" value="clinic"></form>
+<h2>Results (1)</h2><div><a href="/issues/12">Issue 12: clinic hours</a> <span>in Project X</span></div>
+<p><a href="/projects/x">Project X</a> <a href="/search?q=clinic&amp;titles=1">titles only</a></p></body></html>`
+	tmpl, err := TemplateOf([]byte(home), mustURL(t, "http://s.test/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Extract([]byte(result), mustURL(t, "http://s.test/search?q=clinic"), Options{Query: "clinic", Page: 1, Template: tmpl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Fallback || len(res.Records) != 1 || res.Records[0].URL != "http://s.test/issues/12" {
+		t.Errorf("fallback %v records %+v, want the one new link /issues/12", res.Fallback, res.Records)
+	}
+	if res.Total != 1 {
+		t.Errorf("total %d, want 1", res.Total)
+	}
+}
