@@ -50,11 +50,13 @@ func keyOf(host, action, method string) formKey {
 	return formKey{host, action, strings.ToUpper(method)}
 }
 
-// distinctForm is a distinct searchable form of the truth: an interface
-// and the field its query goes in (the lab's search_forms).
+// distinctForm is a distinct searchable form of the truth: an interface,
+// the field its query goes in and the set of its field names (two forms
+// of one action and query field, a project search and a commit search,
+// differ by their other fields).
 type distinctForm struct {
 	formKey
-	app, queryField string
+	app, queryField, fields string
 }
 
 // nameSet is the sorted set of a form's field names.
@@ -124,7 +126,7 @@ func TestLabCrawls(t *testing.T) {
 		for _, f := range pg.Forms {
 			k := keyOf(pg.Host, f.Action, f.Method)
 			if f.Searchable {
-				d := distinctForm{k, pg.App, f.QueryField}
+				d := distinctForm{k, pg.App, f.QueryField, nameSet(truthFieldNames(f))}
 				if !seen[d] {
 					seen[d] = true
 					distinct = append(distinct, d)
@@ -173,7 +175,8 @@ func TestLabCrawls(t *testing.T) {
 			for _, fl := range fields {
 				names = append(names, fl.Name)
 			}
-			if keyOf(canon.Host(f.PageURL), f.Action, f.Method) == d.formKey && (d.queryField == "" || slices.Contains(names, d.queryField)) {
+			if keyOf(canon.Host(f.PageURL), f.Action, f.Method) == d.formKey && (d.queryField == "" || slices.Contains(names, d.queryField)) &&
+				nameSet(names) == d.fields {
 				return true
 			}
 		}
@@ -200,7 +203,7 @@ func TestLabCrawls(t *testing.T) {
 				if ok {
 					ownFound++
 				} else {
-					t.Errorf("%s: the crawl did not record %s's search form %s %s (query field %q)", r.topic, d.app, d.method, d.action, d.queryField)
+					t.Errorf("%s: the crawl did not record %s's search form %s %s (query field %q, fields %s)", r.topic, d.app, d.method, d.action, d.queryField, d.fields)
 				}
 			}
 		}
@@ -212,7 +215,7 @@ func TestLabCrawls(t *testing.T) {
 	}
 	for _, d := range distinct {
 		if !union[d] {
-			t.Errorf("no crawl recorded %s's search form %s %s", d.app, d.method, d.action)
+			t.Errorf("no crawl recorded %s's search form %s %s (fields %s)", d.app, d.method, d.action, d.fields)
 		}
 	}
 	t.Logf("recall over the crawls: %d/%d distinct searchable forms of the applications", len(union), len(distinct))
