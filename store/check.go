@@ -343,7 +343,7 @@ func checkMeta(k, v []byte, lens map[string]int64) error {
 		n, err := decodeCounter(v)
 		lens[q] = n
 		return err
-	case string(k) == string(metaTestbedKey), string(k) == string(metaIdentityKey):
+	case string(k) == string(metaTestbedKey), string(k) == string(metaIdentityKey), string(k) == string(metaProfileKey):
 		if !json.Valid(v) {
 			return fmt.Errorf("not JSON")
 		}

@@ -51,6 +51,16 @@ func appendSiteJSON(b []byte, s *Site) ([]byte, error) {
 	if s.From != "" {
 		b = AppendJSONString(append(b, `,"from":`...), s.From)
 	}
+	if len(s.Entries) > 0 {
+		b = append(b, `,"entries":[`...)
+		for i, u := range s.Entries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, u)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}'), nil
 }
 

@@ -31,7 +31,8 @@ func TestSiteJSON(t *testing.T) {
 	}{
 		{"minimal", Site{URL: "https://a.example", Host: "a.example", Status: SiteNew}},
 		{"full", Site{URL: "https://a.example:8080", Host: "a.example", Domain: "auto", Status: SiteRelevant, Score: 0.8125,
-			Queue: QueueHigh, Deep: true, Forms: 3, Pages: 120, FirstSeen: at, VisitedAt: at.Add(time.Minute).In(time.FixedZone("x", 3600)), From: "https://b.example/list?a=1&b=<2>"}},
+			Queue: QueueHigh, Deep: true, Forms: 3, Pages: 120, FirstSeen: at, VisitedAt: at.Add(time.Minute).In(time.FixedZone("x", 3600)), From: "https://b.example/list?a=1&b=<2>",
+			Entries: []string{"https://a.example:8080/players/", "https://a.example:8080/q?x=\"1\""}}},
 		{"negative counts", Site{URL: "u", Host: "h", Status: SiteCut, Forms: -1, Pages: -7, Score: -3}},
 		{"tiny score", Site{URL: "u", Host: "h", Score: 1.5e-9}},
 		{"huge score", Site{URL: "u", Host: "h", Score: -2.5e23}},
@@ -102,6 +103,9 @@ func TestSiteJSONRandom(t *testing.T) {
 		s := Site{URL: str(), Host: str(), Domain: str(), Status: SiteStatus(str()),
 			Score: math.Float64frombits(r.Uint64()), Queue: str(), Deep: r.Intn(2) == 0,
 			Forms: r.Intn(100) - 10, Pages: r.Intn(1 << 20), From: str()}
+		for n := r.Intn(3); n > 0; n-- {
+			s.Entries = append(s.Entries, str())
+		}
 		if math.IsNaN(s.Score) || math.IsInf(s.Score, 0) || r.Intn(3) == 0 {
 			s.Score = r.Float64() * math.Pow(10, float64(r.Intn(60)-30))
 		}

@@ -45,6 +45,9 @@ type Site struct {
 	FirstSeen time.Time  `json:"first_seen,omitzero"`
 	VisitedAt time.Time  `json:"visited_at,omitzero"`
 	From      string     `json:"from,omitempty"` // page URL (or "seed", "reverse:…") it was found from
+	// Entries are pages below the site's root that other sites link to (a
+	// few, first seen first): exploring the site starts from them too.
+	Entries []string `json:"entries,omitempty"`
 }
 
 // State is the crawl state of one URL.

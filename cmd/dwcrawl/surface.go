@@ -84,7 +84,7 @@ func runSurface(c *cli.Context) error {
 		if err != nil {
 			return errExit{2, err}
 		}
-		opt.Seeds = p.Keywords
+		opt.Profile, opt.Seeds = p, p.Keywords
 	}
 	if !c.Bool("quiet") {
 		opt.Progress = c.App.ErrWriter

@@ -19,6 +19,8 @@ type siteExploration struct {
 	queued map[string]struct{}
 	// outs are the out-of-site links found, for stage one.
 	outs []outLink
+	// entries are the site's pages that other sites link to (knownSite).
+	entries []string
 	// pages visited (the homepage included, duplicates not), and the
 	// searchable and relevant forms they held.
 	pages, searchable, relevant int
@@ -49,7 +51,7 @@ func appendOutLinks(outs []outLink, v *visited, site string) []outLink {
 		if s == "" || s == site {
 			continue
 		}
-		outs = append(outs, outLink{site: s, anchor: l.Anchor, around: l.Before + " " + l.After, from: v.URL})
+		outs = append(outs, outLink{site: s, anchor: l.Anchor, around: l.Before + " " + l.After, from: v.URL, to: l.URL})
 	}
 	return outs
 }
@@ -107,8 +109,10 @@ func (s *siteStop) page(depth, n int) stopAction {
 
 // inSite explores a relevant site breadth-first by depth through its link
 // frontier (link tree with balanced merge, link ranker), under SC1–SC5,
-// starting from the links of its homepage.
-func (x *siteExploration) inSite(ctx context.Context, home *visited) (err error) {
+// starting from the links of the pages visited already (the homepage, and
+// the entry page that judged the site when the homepage could not), then
+// its deep seeds and entry pages.
+func (x *siteExploration) inSite(ctx context.Context, starts ...*visited) (err error) {
 	e := x.t.e
 	st := e.prof.Stop
 	// the frontier's writes go with the records of the pages, at no
@@ -133,8 +137,16 @@ func (x *siteExploration) inSite(ctx context.Context, home *visited) (err error)
 	// the homepage was recorded before the site was found relevant: its
 	// links (and the deep seeds) are written now, as are the sitemaps'
 	// URLs once fetched
-	if err := x.push(lf, home); err != nil {
-		return err
+	if x.queued == nil {
+		x.queued = make(map[string]struct{}, len(starts))
+	}
+	for _, v := range starts {
+		x.queued[v.URL] = struct{}{}
+	}
+	for _, v := range starts {
+		if err := x.push(lf, v); err != nil {
+			return err
+		}
 	}
 	if err := x.pushSeedPages(lf); err != nil {
 		return err

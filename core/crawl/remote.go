@@ -36,6 +36,9 @@ type SiteTask struct {
 	// an earlier dispatch, or by the coordinator's reverse search): an
 	// explorer imports them and replays them instead of fetching them.
 	Replay bool `json:"replay,omitempty"`
+	// Entries are pages below the site's root that other sites link to:
+	// exploring starts from them too.
+	Entries []string `json:"entries,omitempty"`
 }
 
 // LinkText is the anchor and the surrounding text of one link.
@@ -52,6 +55,8 @@ type OutLinks struct {
 	From  string     `json:"from"` // the page of the first link
 	Links []LinkText `json:"links,omitempty"`
 	More  int        `json:"more,omitempty"`
+	// Entries are the pages below the site's root the links name (a few).
+	Entries []string `json:"entries,omitempty"`
 }
 
 // SiteOutcome is what exploring one site found, as an explorer reports it
@@ -195,7 +200,7 @@ func (t *twoStage) exploreRemote(ctx context.Context, it frontier.Item) error {
 	k.started = true
 	counted := k.counted
 	k.counted = true
-	seed := k.seed
+	seed, entries := k.seed, k.entries
 	done := make(chan struct{})
 	e.coord.waiting[site] = done
 	t.mu.Unlock()
@@ -219,7 +224,7 @@ func (t *twoStage) exploreRemote(ctx context.Context, it frontier.Item) error {
 			return err
 		}
 	}
-	if err := e.deps.Dispatcher.Dispatch(ctx, SiteTask{Site: site, Score: it.Score, Seed: seed, Replay: replay}); err != nil {
+	if err := e.deps.Dispatcher.Dispatch(ctx, SiteTask{Site: site, Score: it.Score, Seed: seed, Replay: replay, Entries: entries}); err != nil {
 		return fmt.Errorf("crawl: dispatching %s: %w", site, err)
 	}
 	select {
@@ -640,7 +645,7 @@ func (x *SiteExplorer) Explore(ctx context.Context, task SiteTask) (SiteOutcome,
 	t := x.t
 	site := task.Site
 	t.mu.Lock()
-	t.known[site] = &knownSite{seed: task.Seed}
+	t.known[site] = &knownSite{seed: task.Seed, entries: task.Entries}
 	t.mu.Unlock()
 	err := t.explore(ctx, frontier.Item{URL: site, Site: site, Score: task.Score})
 	t.mu.Lock()
@@ -747,6 +752,12 @@ func groupOutLinks(outs []outLink) []OutLinks {
 			groups = append(groups, OutLinks{Site: o.site, From: o.from})
 		}
 		g := &groups[a.i]
+		if o.to != "" && len(g.Entries) < maxEntries {
+			k := knownSite{entries: g.Entries}
+			if k.addEntry(o.to, o.site) {
+				g.Entries = k.entries
+			}
+		}
 		if len(a.ev.Anchor) >= maxEvidence && len(a.ev.Around) >= maxEvidence {
 			g.More++
 			continue
@@ -757,15 +768,22 @@ func groupOutLinks(outs []outLink) []OutLinks {
 	return groups
 }
 
-// expandOutLinks turns grouped links back into the links queueSites takes.
+// expandOutLinks turns grouped links back into the links queueSites takes,
+// the group's entry pages as the targets of its first links.
 func expandOutLinks(groups []OutLinks) []outLink {
 	var outs []outLink
 	for _, g := range groups {
+		first := len(outs)
 		for _, l := range g.Links {
 			outs = append(outs, outLink{site: g.Site, anchor: l.Anchor, around: l.Around, from: g.From})
 		}
 		for range g.More {
 			outs = append(outs, outLink{site: g.Site, from: g.From})
+		}
+		for i, u := range g.Entries {
+			if first+i < len(outs) {
+				outs[first+i].to = u
+			}
 		}
 	}
 	return outs

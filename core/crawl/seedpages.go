@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
@@ -32,17 +33,61 @@ func deepSeedPages(seeds []string) map[string][]string {
 // below its homepage.
 const seedPageScore = 1e6
 
-// pushSeedPages queues the site's deep seeds one link below its homepage.
+// pushSeedPages queues the site's deep seeds and entry pages one link
+// below its homepage.
 func (x *siteExploration) pushSeedPages(lf *frontier.LinkFrontier) error {
-	for _, u := range x.t.e.deepSeeds[x.site] {
-		if _, dup := x.queued[u]; dup {
-			continue
-		}
-		x.queued[u] = struct{}{}
-		it := frontier.Item{URL: u, Site: x.site, Depth: 1, Score: seedPageScore, Evidence: &frontier.Evidence{}}
-		if _, err := lf.Push(it); err != nil {
-			return fmt.Errorf("crawl: queueing seed %s: %w", u, err)
+	for _, pages := range [2][]string{x.t.e.deepSeeds[x.site], x.entries} {
+		for _, u := range pages {
+			if _, dup := x.queued[u]; dup {
+				continue
+			}
+			x.queued[u] = struct{}{}
+			it := frontier.Item{URL: u, Site: x.site, Depth: 1, Score: seedPageScore, Evidence: &frontier.Evidence{}}
+			if _, err := lf.Push(it); err != nil {
+				return fmt.Errorf("crawl: queueing %s: %w", u, err)
+			}
 		}
 	}
 	return nil
+}
+
+// leadsIn reports whether the page v (fetched) has a link to follow inside
+// the site.
+func (x *siteExploration) leadsIn(v *visited) bool {
+	sites := v.linkSites()
+	for i, l := range v.Page.Links {
+		if !l.NoFollow && sites[i] == x.site {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeEntry visits the site's entry pages in turn, for a homepage that
+// leads nowhere, until one is relevant (by its text or a relevant form),
+// and returns it; nil when none is.
+func (x *siteExploration) judgeEntry(ctx context.Context) (*visited, error) {
+	e := x.t.e
+	for _, u := range x.entries {
+		v, err := e.visit(ctx, u, "", 1, nil, x.stageExample(nil))
+		if err != nil {
+			return nil, err
+		}
+		if v.Dup {
+			continue
+		}
+		x.add(v)
+		if v.Page == nil {
+			continue
+		}
+		x.collectOut(v)
+		relevant, _ := e.deps.Pages.Relevant(v.Page.Title + " " + v.Page.Text)
+		if relevant || v.relevant() > 0 {
+			if err := x.learnForms(v, nil); err != nil {
+				return nil, err
+			}
+			return v, nil
+		}
+	}
+	return nil, nil
 }

@@ -60,6 +60,9 @@ type knownSite struct {
 	seed     bool
 	sim      *simMemo         // of data, while queued (nil before a link to it)
 	status   store.SiteStatus // as the store had it when this run began
+	// entries are pages below the site's root that other sites link to,
+	// up to maxEntries, kept until its exploration begins.
+	entries []string
 	// redo is set for a site an earlier run explored and this run explores
 	// again to retry its failed pages: what it already counted is not
 	// counted twice.
@@ -103,7 +106,7 @@ func (t *twoStage) restore(ctx context.Context) error {
 	}
 	var unfinished []store.Site
 	err := e.db.ScanSites(func(s store.Site) error {
-		k := &knownSite{deep: s.Deep, seed: s.From == "seed", status: s.Status}
+		k := &knownSite{deep: s.Deep, seed: s.From == "seed", status: s.Status, entries: s.Entries}
 		switch s.Status {
 		case store.SiteRelevant, store.SiteIrrelevant, store.SiteFailed:
 			k.explored, k.counted = true, true
@@ -229,9 +232,29 @@ func (t *twoStage) refill(ctx context.Context) bool {
 	return true
 }
 
-// outLink is an out-of-site link collected while exploring a site.
+// outLink is an out-of-site link collected while exploring a site: to is
+// the page it names.
 type outLink struct {
-	site, anchor, around, from string
+	site, anchor, around, from, to string
+}
+
+// maxEntries bounds the entry pages remembered per site.
+const maxEntries = 3
+
+// addEntry remembers u, the target of a link to site, as an entry page of
+// the site when it names a page below the root, and reports whether it
+// was new. A site directory, a blog post or a forum links to the page that
+// searches (/players/) as often as to the root, and the root may lead
+// nowhere (a script page, links marked nofollow).
+func (k *knownSite) addEntry(u, site string) bool {
+	if len(k.entries) >= maxEntries || len(u) <= len(site)+1 || !strings.HasPrefix(u, site) || u[len(site)] != '/' {
+		return false
+	}
+	if slices.Contains(k.entries, u) {
+		return false
+	}
+	k.entries = append(k.entries, u)
+	return true
 }
 
 // explore is stage two for one site: the homepage, the site classifier,
@@ -258,8 +281,10 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	k.started = true
 	counted := k.counted
 	k.counted = true
+	// not appended to once started (stageSites)
+	entries := k.entries
 	t.mu.Unlock()
-	rec := store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteExploring, Score: it.Score, FirstSeen: time.Now(), From: from(it.Evidence)}
+	rec := store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteExploring, Score: it.Score, FirstSeen: time.Now(), From: from(it.Evidence), Entries: entries}
 	if k.seed {
 		rec.From = "seed"
 	}
@@ -268,12 +293,13 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		return err
 	}
 
-	x := &siteExploration{t: t, site: site}
+	x := &siteExploration{t: t, site: site, entries: entries}
 	hv, err := e.visit(ctx, site+"/", "", 0, nil, x.stageExample(nil))
 	if err != nil {
 		return err
 	}
 	x.add(hv)
+	starts := []*visited{hv}
 	relevant, homeText := false, ""
 	if hv.Page != nil {
 		x.collectOut(hv)
@@ -294,7 +320,19 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 			if err := x.learnForms(hv, nil); err != nil {
 				return err
 			}
-			if err = x.inSite(ctx, hv); err != nil && !errors.Is(err, ErrBudget) {
+		} else if !x.leadsIn(hv) {
+			// a homepage that leads nowhere says little about the site:
+			// the page another site linked to judges it
+			ev, err := x.judgeEntry(ctx)
+			if err != nil {
+				return err
+			}
+			if ev != nil {
+				relevant, starts = true, append(starts, ev)
+			}
+		}
+		if relevant {
+			if err = x.inSite(ctx, starts...); err != nil && !errors.Is(err, ErrBudget) {
 				return err
 			}
 		}
@@ -480,18 +518,23 @@ func (t *twoStage) queueSites(outs []outLink, high bool, n *tally) error {
 func (t *twoStage) stageSites(b *store.Batch, outs []outLink, high bool) error {
 	e := t.e
 	touched := map[string]bool{}
+	// the records of the sites first seen, written once their entry pages
+	// are known; and the known sites that gained one
+	var fresh []store.Site
+	var grown []string
 	for _, o := range outs {
 		k := t.known[o.site]
 		if k == nil {
 			k = &knownSite{data: frontier.Evidence{From: o.from}}
 			t.known[o.site] = k
-			if err := b.SetSite(store.Site{URL: o.site, Host: canon.Host(o.site), Domain: e.prof.Domain, Status: store.SiteQueued, FirstSeen: time.Now(), From: o.from}); err != nil {
-				return err
-			}
+			fresh = append(fresh, store.Site{URL: o.site, Host: canon.Host(o.site), Domain: e.prof.Domain, Status: store.SiteQueued, FirstSeen: time.Now(), From: o.from})
 		}
 		t.rk.sf.Link(canon.Site(o.from), o.site)
 		if k.explored {
 			continue
+		}
+		if !k.started && k.addEntry(o.to, o.site) {
+			grown = append(grown, o.site)
 		}
 		before := k.data
 		addLink(&k.data, o.anchor, o.around)
@@ -500,6 +543,15 @@ func (t *twoStage) stageSites(b *store.Batch, outs []outLink, high bool) error {
 		}
 		k.sim.added(before, o.anchor, o.around)
 		touched[o.site] = true
+	}
+	for i := range fresh {
+		fresh[i].Entries = t.known[fresh[i].URL].entries
+		if err := b.SetSite(fresh[i]); err != nil {
+			return err
+		}
+	}
+	if err := t.stageEntries(b, grown, fresh); err != nil {
+		return err
 	}
 	// in a fixed order: the push order breaks ties between equal scores
 	sites := slices.Sorted(maps.Keys(touched))
@@ -512,6 +564,30 @@ func (t *twoStage) stageSites(b *store.Batch, outs []outLink, high bool) error {
 	}
 	if err := t.sf.PushAllIn(b, items, high); err != nil {
 		return fmt.Errorf("crawl: queueing %d sites: %w", len(items), err)
+	}
+	return nil
+}
+
+// stageEntries stages in b the records of the known sites in grown (not
+// those first seen, in fresh) with their entry pages. Called with t.mu
+// held.
+func (t *twoStage) stageEntries(b *store.Batch, grown []string, fresh []store.Site) error {
+	slices.Sort(grown)
+	for _, s := range slices.Compact(grown) {
+		if slices.ContainsFunc(fresh, func(f store.Site) bool { return f.URL == s }) {
+			continue
+		}
+		rec, ok, err := t.e.db.GetSite(s)
+		if err != nil {
+			return fmt.Errorf("crawl: reading site %s: %w", s, err)
+		}
+		if !ok {
+			continue
+		}
+		rec.Entries = t.known[s].entries
+		if err := b.SetSite(rec); err != nil {
+			return err
+		}
 	}
 	return nil
 }

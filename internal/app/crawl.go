@@ -209,6 +209,9 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	if s.Delay > 0 {
 		fo.Delay = s.Delay
 	}
+	if err := recordCrawlProfile(db, p, s.Delay); err != nil {
+		return nil, err
+	}
 	f, err := fetch.New(fo)
 	if err != nil {
 		return nil, err

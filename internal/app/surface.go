@@ -11,8 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
+	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/plugins"
 	"github.com/dwcrawl/dwcrawl/store"
@@ -57,10 +59,15 @@ type SurfaceOptions struct {
 	KeepStopWords bool
 	// Seed seeds the random policy.
 	Seed int64
-	// Seeds are the first keywords a form harvest tries (the profile's
+	// Seeds are the first keywords a form harvest tries (nil: Profile's
 	// keywords), before the form's own option texts and the words of its
 	// page.
 	Seeds []string
+	// Profile is the domain profile of a form harvest: its keywords are
+	// the first queries (unless Seeds) and its politeness (delay, timeout,
+	// user agent, body limit, headers) the fetcher's on the real web. nil:
+	// the profile the crawl in Dir recorded, if any.
+	Profile *profile.Profile
 	// StopAfter ends the harvest after this many consecutive queries that
 	// downloaded nothing new (0: never).
 	StopAfter int
@@ -139,7 +146,15 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 		}
 		defer db.Close()
 	}
-	w, err := openWARC(WARCOptions{Dir: opt.WARC, Profile: "surface " + firstNonEmpty(opt.Interface, "form:"+opt.Form), Strategy: opt.Policy}, fetch.DefaultUserAgent())
+	opt, err := formProfile(opt, db)
+	if err != nil {
+		return nil, err
+	}
+	ua := fetch.DefaultUserAgent()
+	if opt.Profile != nil && opt.Profile.Politeness.UserAgent != "" {
+		ua = opt.Profile.Politeness.UserAgent
+	}
+	w, err := openWARC(WARCOptions{Dir: opt.WARC, Profile: "surface " + firstNonEmpty(opt.Interface, "form:"+opt.Form), Strategy: opt.Policy}, ua)
 	if err != nil {
 		return nil, err
 	}
@@ -321,6 +336,10 @@ func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, ar
 	if !testbed {
 		stop = func() {}
 		fo = fetch.DefaultOptions()
+		if opt.Profile != nil {
+			// as the crawl that found the form fetched
+			fo = crawl.FetchOptions(opt.Profile)
+		}
 		if loopbackOnly(map[string]string{"page": f.PageURL, "action": f.Action}) {
 			// a form on this machine, as keyword plugins with loopback URLs
 			fo.AllowPrivate, fo.AllowHost = true, isLoopbackHost

@@ -50,11 +50,33 @@ func keyOf(host, action, method string) formKey {
 	return formKey{host, action, strings.ToUpper(method)}
 }
 
-// distinctForm is a distinct searchable form of the truth: an interface
-// and the field its query goes in (the lab's search_forms).
+// distinctForm is a distinct searchable form of the truth: an interface,
+// the field its query goes in and the set of its field names. Two forms
+// of one action and query field are one form when their field sets nest
+// (a variant pinned by an extra hidden field), two when they do not (a
+// project search and a commit search).
 type distinctForm struct {
 	formKey
-	app, queryField string
+	app, queryField, fields string
+}
+
+// sameForm reports whether a form of interface k, query field q and field
+// names set (nameSet) is the distinct form d.
+func (d distinctForm) sameForm(k formKey, q, set string) bool {
+	return k == d.formKey && (d.queryField == "" || q == "" || q == d.queryField) && nested(strings.Fields(set), strings.Fields(d.fields))
+}
+
+// nested reports whether one of the name sets a and b holds the other.
+func nested(a, b []string) bool {
+	in := func(x, y []string) bool {
+		for _, n := range x {
+			if !slices.Contains(y, n) {
+				return false
+			}
+		}
+		return true
+	}
+	return in(a, b) || in(b, a)
 }
 
 // nameSet is the sorted set of a form's field names.
@@ -115,7 +137,6 @@ func TestLabCrawls(t *testing.T) {
 	// the truth: distinct searchable forms and every non-searchable form
 	// of the applications
 	var distinct []distinctForm
-	seen := map[distinctForm]bool{}
 	nonSearch := map[formKey]map[string]Form{} // field-name set -> form
 	for _, pg := range truth.Pages {
 		if !isApp(pg.Host) {
@@ -124,10 +145,9 @@ func TestLabCrawls(t *testing.T) {
 		for _, f := range pg.Forms {
 			k := keyOf(pg.Host, f.Action, f.Method)
 			if f.Searchable {
-				d := distinctForm{k, pg.App, f.QueryField}
-				if !seen[d] {
-					seen[d] = true
-					distinct = append(distinct, d)
+				set := nameSet(truthFieldNames(f))
+				if !slices.ContainsFunc(distinct, func(d distinctForm) bool { return d.sameForm(k, f.QueryField, set) }) {
+					distinct = append(distinct, distinctForm{k, pg.App, f.QueryField, set})
 				}
 				continue
 			}
@@ -173,7 +193,8 @@ func TestLabCrawls(t *testing.T) {
 			for _, fl := range fields {
 				names = append(names, fl.Name)
 			}
-			if keyOf(canon.Host(f.PageURL), f.Action, f.Method) == d.formKey && (d.queryField == "" || slices.Contains(names, d.queryField)) {
+			if keyOf(canon.Host(f.PageURL), f.Action, f.Method) == d.formKey && (d.queryField == "" || slices.Contains(names, d.queryField)) &&
+				nested(strings.Fields(nameSet(names)), strings.Fields(d.fields)) {
 				return true
 			}
 		}
@@ -200,7 +221,7 @@ func TestLabCrawls(t *testing.T) {
 				if ok {
 					ownFound++
 				} else {
-					t.Errorf("%s: the crawl did not record %s's search form %s %s (query field %q)", r.topic, d.app, d.method, d.action, d.queryField)
+					t.Errorf("%s: the crawl did not record %s's search form %s %s (query field %q, fields %s)", r.topic, d.app, d.method, d.action, d.queryField, d.fields)
 				}
 			}
 		}
@@ -212,7 +233,7 @@ func TestLabCrawls(t *testing.T) {
 	}
 	for _, d := range distinct {
 		if !union[d] {
-			t.Errorf("no crawl recorded %s's search form %s %s", d.app, d.method, d.action)
+			t.Errorf("no crawl recorded %s's search form %s %s (fields %s)", d.app, d.method, d.action, d.fields)
 		}
 	}
 	t.Logf("recall over the crawls: %d/%d distinct searchable forms of the applications", len(union), len(distinct))

@@ -200,6 +200,9 @@ func Start(ctx context.Context, dir string, opts Options) (*Lab, error) {
 	if l.Truth, err = buildTruth(ctx, l, apps, statics, records); err != nil {
 		return nil, fmt.Errorf("lab: truth: %w", err)
 	}
+	if err := linkSearchPages(e, apps, statics, l.Truth); err != nil {
+		return nil, err
+	}
 	if err := l.Truth.write(filepath.Join(dir, "truth")); err != nil {
 		return nil, err
 	}

@@ -46,6 +46,19 @@ func writeStatics(e *env, apps []app) ([]*static, error) {
 	}
 	hub := &static{host: Hub, title: "A small web of real web software", data: "links to every lab site", root: e.path("static", Hub),
 		pages: []staticPage{{path: "/"}}}
+	if err := writeFiles(hub.root, map[string]string{
+		"index.html": hubPage(e, apps, forms, nil),
+		"robots.txt": "User-agent: *\nAllow: /\n",
+	}); err != nil {
+		return nil, err
+	}
+	return []*static{hub, forms}, nil
+}
+
+// hubPage is the hub's page: a link to the home of every lab site and,
+// as a site directory lists them, to each page of sites that holds a
+// searchable form (see linkSearchPages).
+func hubPage(e *env, apps []app, forms *static, search []Site) string {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dwcrawl lab: a small web of real web software</title></head>
@@ -61,14 +74,50 @@ Debian packages and hold real records.</p>
 			html.EscapeString(in.Package), html.EscapeString(in.Data))
 	}
 	fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a> — %s</li>\n", e.lab.URL(forms.host, "/"), html.EscapeString(forms.title), html.EscapeString(forms.data))
-	b.WriteString("</ul>\n</body></html>\n")
-	if err := writeFiles(hub.root, map[string]string{
-		"index.html": b.String(),
-		"robots.txt": "User-agent: *\nAllow: /\n",
-	}); err != nil {
-		return nil, err
+	b.WriteString("</ul>\n")
+	if len(search) > 0 {
+		b.WriteString("<h2>Search directory</h2>\n<p>Where to search each site.</p>\n<ul>\n")
+		for _, s := range search {
+			seen := map[string]bool{}
+			for _, f := range s.SearchForms {
+				if f.Example == "" || seen[f.Example] {
+					continue
+				}
+				seen[f.Example] = true
+				fmt.Fprintf(&b, "<li><a href=\"%s\">Search %s</a> — %s</li>\n", html.EscapeString(f.Example), html.EscapeString(s.Title), html.EscapeString(s.Data))
+			}
+		}
+		b.WriteString("</ul>\n")
 	}
-	return []*static{hub, forms}, nil
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+// linkSearchPages writes the hub again with links to the pages of the
+// applications that hold the searchable forms t knows: a crawl from the
+// hub reaches them as it reaches a site a directory lists by its search
+// page, whatever the application's homepage leads to (links marked
+// nofollow, a script page).
+func linkSearchPages(e *env, apps []app, statics []*static, t *Truth) error {
+	var hub, forms *static
+	for _, s := range statics {
+		switch s.host {
+		case Hub:
+			hub = s
+		case "forms." + Domain:
+			forms = s
+		}
+	}
+	if hub == nil || forms == nil {
+		return fmt.Errorf("lab: the hub and the forms site must be written first")
+	}
+	var search []Site
+	for _, s := range t.Sites {
+		if s.App != "static" && len(s.SearchForms) > 0 {
+			search = append(search, s)
+		}
+	}
+	return writeFiles(hub.root, map[string]string{"index.html": hubPage(e, apps, forms, search)})
 }
 
 func writeFiles(root string, files map[string]string) error {
