@@ -51,7 +51,7 @@ func init() {
 			&cli.BoolFlag{Name: "keep-stopwords", Usage: "issue stop words too (default: as the plugin declares; hiddendb ignores them)"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the random policy"},
 			&cli.StringSliceFlag{Name: "plugins", Usage: "user plugin `DIR` searched before the bundled plugins (repeatable)"},
-			&cli.StringFlag{Name: "profile", Usage: "with --form: domain profile `FILE` whose keywords are the first queries"},
+			&cli.StringFlag{Name: "profile", Usage: "with --form: domain profile `FILE` whose keywords are the first queries and whose politeness the requests keep (default: the profile the crawl recorded)"},
 			&cli.BoolFlag{Name: "details", Usage: "with --form: fetch each new record's own page (one request per record)"},
 			&cli.BoolFlag{Name: "browse", Usage: "with --form: read every result page of the empty query when the site lists records for it"},
 			&cli.BoolFlag{Name: "no-probe", Usage: "no size probes (queries spent on the coverage estimate when the interface hides its totals)"},
