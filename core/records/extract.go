@@ -156,7 +156,7 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 		for _, it := range r.items {
 			items[it.n] = true
 		}
-		chrome := templateText(r.items)
+		chrome := templateText(r.items, q)
 		for i, it := range r.items {
 			l := r.links[i]
 			rec := Record{URL: l.url, Title: l.text, Text: dataText(it.n, chrome)}
@@ -234,8 +234,9 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 // templateText are the text pieces that most items of a record list
 // repeat, digits aside: the result template's labels and chrome ("Document
 // Size:", "-- rank: 1000", "(574 bytes)", "[show matches]"), which are no
-// record's data and would make poor queries. Nil for fewer than 4 items.
-func templateText(items []*node) map[string]bool {
+// record's data and would make poor queries; pieces holding a word of the
+// query q are data. Nil for fewer than 4 items.
+func templateText(items []*node, q *echo) map[string]bool {
 	if len(items) < 4 {
 		return nil
 	}
@@ -267,7 +268,9 @@ func templateText(items []*node) map[string]bool {
 	}
 	out := map[string]bool{}
 	for k, c := range counts {
-		if 5*c >= 4*len(items) {
+		// the query's words repeat in every record (highlighted apart)
+		// and are data
+		if 5*c >= 4*len(items) && !q.within(k) {
 			out[k] = true
 		}
 	}
