@@ -75,6 +75,9 @@ type Options struct {
 	// MinScore is the score a region found on the page needs to count as
 	// records (default 1.5, about two records with text and links).
 	MinScore float64
+	// Selectors are the site's own selectors, which replace the inference
+	// of the parts they set (see Selectors).
+	Selectors Selectors
 }
 
 // Extract reads a result page fetched from base (its final URL): its
@@ -220,6 +223,11 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 		res.Total, res.TotalText = 0, res.NoResults
 	}
 	res.Next = findNext(doc, pg.Forms, base, base.String(), opt.Page, inRecord)
+	if opt.Selectors.Given() {
+		if err := applySelectors(doc, pg.Forms, base, opt, res); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 
