@@ -62,7 +62,9 @@ func (p *Profile) SiteFor(host string) (Site, bool) {
 			globs = append(globs, k)
 		}
 	}
-	sort.Slice(globs, func(i, j int) bool { return len(globs[i]) > len(globs[j]) || len(globs[i]) == len(globs[j]) && globs[i] < globs[j] })
+	sort.Slice(globs, func(i, j int) bool {
+		return len(globs[i]) > len(globs[j]) || len(globs[i]) == len(globs[j]) && globs[i] < globs[j]
+	})
 	for _, g := range globs {
 		if globRe(g).MatchString(name) {
 			return p.Sites[g], true
