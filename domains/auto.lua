@@ -181,5 +181,15 @@ return dw.domain{
   -- the forms of one page.
   probe = { queries = 0, budget = 200 },
 
+  -- Result pages of single sites (`dwcrawl surface --form`): CSS selectors
+  -- that replace the reader's inference for the forms of one host (a host
+  -- name, "*.example.com" or host:port). `records` matches each record,
+  -- `record_link` the record's own link inside it, `next` the next-page
+  -- link or submit button. `surface --explain` shows what the reader found
+  -- (docs/surface.md). For example:
+  --   sites = { ["cars.example.com"] = { records = "ul.results > li",
+  --             record_link = "a.title", next = "a[rel=next], a:contains('Next')" } },
+  sites = {},
+
   strategy = "smartcrawler", -- or scdi, ache, bestfirst (--strategy overrides)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/core/records"
 	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/internal/app"
 )
@@ -15,7 +16,7 @@ func init() {
 	register(&cli.Command{
 		Name:      "surface",
 		Usage:     "download the hidden database behind a keyword interface with adaptively chosen queries (Ntoulas et al.)",
-		UsageText: "dwcrawl surface --interface keyword/NAME[?var=value&…]|FILE.lua|URL | --form FORM_ID  --dir DIR [--policy adaptive] [--budget N] [--cost cq,cr,cd] [--first WORD] [--wordlist FILE]",
+		UsageText: "dwcrawl surface --interface keyword/NAME[?var=value&…]|FILE.lua|URL | --form FORM_ID  --dir DIR [--policy adaptive] [--budget N] [--cost cq,cr,cd] [--first WORD] [--wordlist FILE] [--explain]",
 		Description: "Sends one query at a time, reads its result pages (up to the interface's limit), stores the new\n" +
 			"records in DIR (deduplicated by id, else URL) and picks the next query: adaptive learns from the\n" +
 			"records downloaded so far (query statistics table, efficiency P_new/cost with the result-limit\n" +
@@ -31,7 +32,9 @@ func init() {
 			"exports the records. The coverage estimate (records downloaded / estimated database size) comes\n" +
 			"with a 90% interval and the estimator's name (stratified Schnabel capture–recapture over the\n" +
 			"queries' match sets; `exact` when the interface reports its size); an interface that hides its\n" +
-			"totals and cuts every answer gets a few size probes (--no-probe turns them off).",
+			"totals and cuts every answer gets a few size probes (--no-probe turns them off). --explain shows how\n" +
+			"the first result page of a form was read (records region, first records, pager or why none, page size,\n" +
+			"counts); a --profile's sites table gives a site's own CSS selectors for its records and next page.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "interface", Usage: "keyword interface: a Lua keyword plugin (`SPEC` keyword/NAME?var=value) or the http(s) URL of a JSON search API"},
 			&cli.StringFlag{Name: "form", Usage: "`FORM_ID` of a searchable form discovered by the crawl in --dir"},
@@ -54,6 +57,7 @@ func init() {
 			&cli.StringFlag{Name: "profile", Usage: "with --form: domain profile `FILE` whose keywords are the first queries and whose politeness the requests keep (default: the profile the crawl recorded)"},
 			&cli.BoolFlag{Name: "details", Usage: "with --form: fetch each new record's own page (one request per record)"},
 			&cli.BoolFlag{Name: "browse", Usage: "with --form: read every result page of the empty query when the site lists records for it"},
+			&cli.BoolFlag{Name: "explain", Usage: "with --form: report how the first result page was read: the records region, the first records, the pager or why none, the page size and every count it states (field explain with --json)"},
 			&cli.BoolFlag{Name: "no-probe", Usage: "no size probes (queries spent on the coverage estimate when the interface hides its totals)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "no progress on stderr"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
@@ -85,6 +89,18 @@ func runSurface(c *cli.Context) error {
 			return errExit{2, err}
 		}
 		opt.Profile, opt.Seeds = p, p.Keywords
+		if len(p.Sites) > 0 {
+			opt.Sites = func(host string) (records.Selectors, bool) {
+				s, ok := p.SiteFor(host)
+				return s.Selectors("profile " + f), ok
+			}
+		}
+	}
+	if c.Bool("explain") {
+		if c.String("form") == "" {
+			return errExit{2, errors.New("--explain reads a form's result pages: give --form")}
+		}
+		opt.Explain = true
 	}
 	if !c.Bool("quiet") {
 		opt.Progress = c.App.ErrWriter
@@ -124,6 +140,13 @@ func runSurface(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "\nrecords stored in %s; export with: dwcrawl docs --dir %s --source %q\n", sum.Dir, sum.Dir, sum.Source)
 		if sum.WARC != nil {
 			fmt.Fprintf(c.App.Writer, "warc: %s\n", sum.WARC)
+		}
+		if opt.Explain {
+			if sum.Explain != nil {
+				sum.Explain.WriteText(c.App.Writer)
+			} else {
+				fmt.Fprintln(c.App.Writer, "explain: no result page was read in this run")
+			}
 		}
 	}
 	return herr

@@ -81,6 +81,11 @@ func writeStruct(b *strings.Builder, v reflect.Value, prefix string, indent int)
 			keys := f.v.MapKeys()
 			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 			for _, k := range keys {
+				if v := f.v.MapIndex(k); v.Kind() == reflect.Struct {
+					fmt.Fprintf(b, "%s  %s:\n", pad, scalar(k))
+					writeStruct(b, v, path+"."+k.String(), indent+2)
+					continue
+				}
 				fmt.Fprintf(b, "%s  %s: %s\n", pad, scalar(k), scalar(f.v.MapIndex(k)))
 			}
 		case reflect.Slice:
@@ -132,6 +137,15 @@ func toMap(v reflect.Value) any {
 		m := map[string]any{}
 		for _, f := range fields(v) {
 			m[f.name] = toMap(f.v)
+		}
+		return m
+	case reflect.Map:
+		if v.Type().Elem().Kind() != reflect.Struct {
+			return v.Interface()
+		}
+		m := map[string]any{}
+		for _, k := range v.MapKeys() {
+			m[k.String()] = toMap(v.MapIndex(k))
 		}
 		return m
 	case reflect.Slice:

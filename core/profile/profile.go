@@ -69,6 +69,11 @@ type Profile struct {
 	Scope Scope `lua:"scope"`
 	// Sitemaps configures the reading of sitemaps during in-site exploring.
 	Sitemaps Sitemaps `lua:"sitemaps"`
+	// Sites are a person's rules for the result pages of single sites,
+	// keyed by host name ("archive.example.org", "*.example.org", or
+	// "host:port"): CSS selectors that replace the inference of the
+	// records and the pager when a form of that host is surfaced.
+	Sites map[string]Site `lua:"sites"`
 
 	// Path is the file the profile was loaded from.
 	Path string `lua:"-"`
@@ -395,6 +400,9 @@ func (p *Profile) validate(c *script.Chunk) error {
 		}
 	}
 	if err := p.validateNet(c); err != nil {
+		return err
+	}
+	if err := p.validateSites(c); err != nil {
 		return err
 	}
 	positive := []struct {

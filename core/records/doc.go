@@ -31,4 +31,9 @@
 // and a page that says nothing matched ("No results", "Nothing found") is
 // flagged, which probing uses to tell a database from a page that ignores
 // its query.
+//
+// Where the inference reads a site wrong, a person gives that site's CSS
+// selectors (Selectors: records, record_link, next; a profile's sites
+// table), each replacing the inference of its part; Candidates and
+// NoNextReason say what the inference weighed, for reports.
 package records

@@ -79,6 +79,9 @@ type Options struct {
 	// MinScore is the score a region found on the page needs to count as
 	// records (default 1.5, about two records with text and links).
 	MinScore float64
+	// Selectors are the site's own selectors, which replace the inference
+	// of the parts they set (see Selectors).
+	Selectors Selectors
 }
 
 // Extract reads a result page fetched from base (its final URL): its
@@ -159,25 +162,7 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 		chrome := templateText(r.items, q)
 		for i, it := range r.items {
 			l := r.links[i]
-			rec := Record{URL: l.url, Title: l.text, Text: dataText(it.n, chrome)}
-			if it.n.DataAtom == atom.A || inline[it.n.DataAtom] {
-				if tail := inlineTail(it.n, items); tail != "" {
-					rec.Text += " " + tail
-				}
-			}
-			if it.n.DataAtom == atom.Dt {
-				// a definition list's record is the term and its
-				// descriptions (<dt>title</dt><dd>snippet</dd>)
-				for c := it.n.NextSibling; c != nil && !items[c]; c = c.NextSibling {
-					if c.Type == html.ElementNode && c.DataAtom == atom.Dd {
-						if d := dataText(c, chrome); d != "" {
-							rec.Text += " " + d
-						}
-					} else if c.Type == html.ElementNode && c.DataAtom == atom.Dt {
-						break
-					}
-				}
-			}
+			rec := recordOf(it.n, l, items, chrome)
 			if pagerRow(rec.Text) && (l.url == "" || pattern(l.url, nil) != r.pattern) {
 				// the table's last row holds the pager (gitweb), not a
 				// record titled "first" that links like the others
@@ -228,7 +213,36 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 		res.Total, res.TotalText = 0, res.NoResults
 	}
 	res.Next = findNext(doc, pg.Forms, base, base.String(), opt.Page, inRecord)
+	if opt.Selectors.Given() {
+		if err := applySelectors(doc, pg.Forms, base, opt, res); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
+}
+
+// recordOf is the record an item of a list shows: its link, and its text
+// without the template's pieces (chrome), with the text an inline item's
+// line goes on with and a term's descriptions (<dt>title</dt><dd>snippet</dd>).
+func recordOf(n *html.Node, l link, items map[*html.Node]bool, chrome map[string]bool) Record {
+	rec := Record{URL: l.url, Title: l.text, Text: dataText(n, chrome)}
+	if n.DataAtom == atom.A || inline[n.DataAtom] {
+		if tail := inlineTail(n, items); tail != "" {
+			rec.Text += " " + tail
+		}
+	}
+	if n.DataAtom == atom.Dt {
+		for c := n.NextSibling; c != nil && !items[c]; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.DataAtom == atom.Dd {
+				if d := dataText(c, chrome); d != "" {
+					rec.Text += " " + d
+				}
+			} else if c.Type == html.ElementNode && c.DataAtom == atom.Dt {
+				break
+			}
+		}
+	}
+	return rec
 }
 
 // templateText are the text pieces that most items of a record list

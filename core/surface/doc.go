@@ -41,6 +41,11 @@
 // budgets) come from package keyword; keyword plugins
 // (plugins/keyword/*.lua) are adapted to it in internal/app.
 //
+// FormSearcher reads a form's result pages with package records, with the
+// site's own selectors when a person gave them (FormOptions.Selectors);
+// its Explain reports how the first result page was read, so a person sees
+// why a harvest stalls.
+//
 // The generic word list is generated from the shared SUBTLEX-US counts:
 //
 //go:generate go run ../../tools/genwords -in ../../../shared/data/wordfreq/subtlex-us.json -out wordlist/generic.txt

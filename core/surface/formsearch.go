@@ -39,6 +39,10 @@ type FormOptions struct {
 	// application's own listing of everything. Otherwise the empty query,
 	// which tells whether the box is required, reads its first page only.
 	Browse bool
+	// Selectors are the site's own selectors for its result pages (a
+	// profile's sites table), which replace the inference of the parts
+	// they set.
+	Selectors records.Selectors
 }
 
 // FormSearcher drives a searchable HTML form the crawl discovered as a
@@ -67,6 +71,8 @@ type FormSearcher struct {
 	// countSigs the first-page signature each count was first seen with.
 	siteCounts map[int]bool
 	countSigs  map[int]string
+	// explain is the first result page, as Explain reports it.
+	explain *explainPage
 }
 
 // formWalk remembers the next-page controls of one query's result pages.
@@ -307,6 +313,7 @@ func (s *FormSearcher) read(ctx context.Context, query string, pageNum int, req 
 	if err != nil && errors.As(err, &se) && se.Code >= 400 && se.Code < 500 && se.Code != 429 && se.Code != 408 {
 		// the site rejects the submission (a missing required input, a
 		// refused value): an answer without records, not a failure
+		s.noteExplain(query, pageNum, req, resp, nil)
 		return &records.Result{Total: -1}, out, nil
 	}
 	if err != nil {
@@ -324,7 +331,7 @@ func (s *FormSearcher) read(ctx context.Context, query string, pageNum int, req 
 	if err != nil {
 		return nil, out, err
 	}
-	res, err := records.Extract(resp.Body, base, records.Options{Wrapper: w, Query: kw, Page: pageNum, Template: tmpl})
+	res, err := records.Extract(resp.Body, base, records.Options{Wrapper: w, Query: kw, Page: pageNum, Template: tmpl, Selectors: s.opt.Selectors})
 	if err != nil {
 		return nil, out, keyword.Permanent{Err: fmt.Errorf("form: %s: %w", canon.Redacted(resp.URL), err)}
 	}
@@ -338,6 +345,7 @@ func (s *FormSearcher) read(ctx context.Context, query string, pageNum int, req 
 	out.Signature = records.Signature(res.Records)
 	s.pickTotal(ctx, res, out.Signature)
 	out.Records, out.Total, out.NoResults, out.Size = len(res.Records), res.Total, res.NoResults, len(resp.Body)
+	s.noteExplain(query, pageNum, req, resp, res)
 	return res, out, nil
 }
 

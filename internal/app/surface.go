@@ -15,6 +15,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
 	"github.com/dwcrawl/dwcrawl/core/profile"
+	"github.com/dwcrawl/dwcrawl/core/records"
 	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/plugins"
 	"github.com/dwcrawl/dwcrawl/store"
@@ -97,6 +98,13 @@ type SurfaceOptions struct {
 	Net NetOptions
 	// WARC is a directory to archive every HTTP exchange in ("" for none).
 	WARC string
+	// Explain reports, for a form harvest, how the first result page of
+	// the run was read (SurfaceSummary.Explain).
+	Explain bool
+	// Sites, when set, returns the site's own result-page selectors for a
+	// host (a profile's sites table); a form harvest reads its result
+	// pages with those of the form's host.
+	Sites func(host string) (records.Selectors, bool)
 }
 
 // SurfaceSummary is what a surfacing run reports.
@@ -127,6 +135,9 @@ type SurfaceSummary struct {
 	// Requests counts the HTTP requests of a form harvest (result pages,
 	// the form's page, record pages).
 	Requests int64 `json:"requests,omitempty"`
+	// Explain is how the first result page of a form harvest was read
+	// (SurfaceOptions.Explain; nil when no page was read).
+	Explain *surface.Explain `json:"explain,omitempty"`
 }
 
 // Surface downloads the hidden database behind a keyword interface with
@@ -221,6 +232,9 @@ func Surface(ctx context.Context, opt SurfaceOptions) (*SurfaceSummary, error) {
 	}
 	if src.requests != nil {
 		sum.Requests = src.requests.n.Load()
+	}
+	if opt.Explain && src.form != nil {
+		sum.Explain = src.form.Explain()
 	}
 	closeSrc() // the fetcher stops before the archive closes
 	if ws, err := closeWARC(w, src.archiveErrors()); err != nil && herr == nil {
@@ -358,7 +372,7 @@ func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, ar
 		return nil, err
 	}
 	cf := &countingFetcher{f: fr, max: int64(opt.MaxRequests)}
-	fs, err := surface.NewFormSearcher(f, cf, surface.FormOptions{Details: opt.Details, Browse: opt.Browse})
+	fs, err := surface.NewFormSearcher(f, cf, surface.FormOptions{Details: opt.Details, Browse: opt.Browse, Selectors: formSelectors(opt.Sites, f)})
 	if err != nil {
 		fr.Close()
 		stop()
@@ -465,4 +479,20 @@ func (p *surfaceProgress) done() {
 	if p.pend != nil && p.w != nil {
 		p.print(*p.pend)
 	}
+}
+
+// formSelectors are the selectors sites gives for the host of a form's
+// action, else of its page (none without sites).
+func formSelectors(sites func(string) (records.Selectors, bool), f store.Form) records.Selectors {
+	if sites == nil {
+		return records.Selectors{}
+	}
+	for _, raw := range []string{f.Action, f.PageURL} {
+		if u, err := url.Parse(raw); err == nil && u.Host != "" {
+			if sel, ok := sites(u.Host); ok {
+				return sel
+			}
+		}
+	}
+	return records.Selectors{}
 }
