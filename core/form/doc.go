@@ -36,6 +36,15 @@
 //     real forms ([DSFC.CalibrateLevels], testdata/formasaurus-domains.tsv).
 //     A custom topic is added from its keywords, example forms and pages
 //     ([Model.WithTopic], [TopicModel]).
+//   - Page-options rules: a form whose choices set how pages are shown —
+//     a language or theme selector (its options are languages, or its
+//     controls are named for preferences), a list's column, grouping and
+//     order controls, a listing's filter or display-range boxes beside
+//     option controls with no box that reads like a query, a jump menu of
+//     site sections with their sizes — is display options or navigation,
+//     never searchable, unless its own words say search (pageopts.go).
+//     They read what the controls are for, never which application
+//     served the form, and leave the trained model as it is.
 //   - [HIFI] chains them and returns a [Decision] with probabilities and the
 //     reasons (tree tests and rules) behind it.
 //

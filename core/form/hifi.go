@@ -106,10 +106,10 @@ func (h *HIFI) SearchStep(f *page.Form, pageHost string) Decision {
 		// (compare revisions, log out, add to cart) queries nothing
 		why, p = append([]string{"no field to fill in or choose"}, why...), 0
 	}
-	if p >= minS && s.optionsOnly {
-		// choices and a count, and no word of its own about searching: a
-		// listing's display options (how many rows, which kinds), not a query
-		why, p = append([]string{"display options: only choices and count boxes, no search words of its own"}, why...), 0
+	if p >= minS && s.options != "" {
+		// a page's language, layout or list options, or a jump to a
+		// section: choices about showing pages, not a query of the database
+		why, p = append([]string{s.options}, why...), 0
 	}
 	d.PSearchable = p
 	d.Reasons = firstN(why, maxReasons-1)
@@ -123,7 +123,9 @@ func (h *HIFI) SearchStep(f *page.Form, pageHost string) Decision {
 		d.Searchable = true
 	} else {
 		d.Kind, d.PKind = KindOther, 1-p
-		if h.Model.Kinds != nil {
+		// a page-options form is Other (display options, navigation),
+		// whatever kind its words are closest to
+		if h.Model.Kinds != nil && s.options == "" {
 			d.Kind, d.PKind = s.nsKind, s.nsP
 		}
 	}

@@ -66,24 +66,37 @@ func optionsOnly(a *analysis) bool {
 			counts++
 		}
 	}
-	if counts == 0 {
-		return false
+	return counts > 0 && !saysSearch(a, true)
+}
+
+// saysSearch reports whether a search word is among f's own words: its
+// action, field names, captions, placeholders, labels, values and text
+// (less the text of the links inside it), and with hidden its hidden
+// fields and its id/name/class too. A page-options rule must never
+// overrule a form that says it searches.
+func saysSearch(a *analysis, hidden bool) bool {
+	f, v := a.f, a.v
+	links := tokenize(f.LinkText)
+	own := [][]string{v.action, v.names, v.captions, without(v.words, links)}
+	if hidden {
+		own = append(own, v.hiddenNames, v.attrs)
 	}
-	v := a.v
-	own := [][]string{v.action, v.names, v.hiddenNames, v.attrs, v.captions, without(v.words, links)}
 	for i := range f.Fields {
 		// A label found in the nearby text may be the text of a link.
 		fd := &f.Fields[i]
+		if !hidden && strings.EqualFold(fd.Type, "hidden") {
+			continue
+		}
 		own = append(own, tokenize(fd.Placeholder+" "+fd.Value), without(tokenize(fd.Label), links))
 	}
 	for _, toks := range own {
 		for _, t := range toks {
 			if gSearch.match(t) {
-				return false
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
 // without returns toks less one occurrence of each token of drop.

@@ -11,15 +11,15 @@ import (
 
 // searchStep is what HIFI's first step makes of a form, before the page
 // and its site matter: the SFC's probability and reasons, whether the form
-// has anything to fill in or holds display options only, and the most
-// probable kind other than search.
+// has anything to fill in, why it is a page-options form (if it is one),
+// and the most probable kind other than search.
 type searchStep struct {
-	p           float64
-	why         []string // clipped: an append copies it
-	fillable    bool
-	optionsOnly bool
-	nsKind      string
-	nsP         float64
+	p        float64
+	why      []string // clipped: an append copies it
+	fillable bool
+	options  string // [pageOptions]
+	nsKind   string
+	nsP      float64
 }
 
 // maxStepCache bounds the cached first steps (about 200 bytes each); a full
@@ -142,7 +142,7 @@ func appendForm(b []byte, f *page.Form) []byte {
 func (h *HIFI) computeStep(f *page.Form) searchStep {
 	a := analyze(f)
 	p, why := h.Model.SFC.prob(a)
-	s := searchStep{p: p, why: slices.Clip(why), fillable: fillable(f), optionsOnly: optionsOnly(a)}
+	s := searchStep{p: p, why: slices.Clip(why), fillable: fillable(f), options: pageOptions(a)}
 	if h.Model.Kinds != nil {
 		s.nsKind, s.nsP = h.bestNonSearch(a)
 	}
