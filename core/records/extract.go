@@ -415,21 +415,19 @@ func linkedShare(r *region) float64 {
 // sameFamily reports whether some of a region's links lead where the
 // records of a wrapper's pattern do: the same host and first path segment
 // (records of one site spread over directories: /papers/conf/x/,
-// /papers/books/y/). A region without links passes (records that link
-// nowhere).
+// /papers/books/y/). Only a wrapper whose records link nowhere takes a
+// region without links.
 func sameFamily(r *region, pat string) bool {
+	if pat == "" {
+		return true
+	}
 	fam := family(pat)
-	any := false
 	for _, l := range r.links {
-		if l.url == "" {
-			continue
-		}
-		any = true
-		if family(l.url) == fam {
+		if l.url != "" && family(l.url) == fam {
 			return true
 		}
 	}
-	return !any
+	return false
 }
 
 // family is the host and first path segment of a URL or pattern.

@@ -108,3 +108,36 @@ func sortedQuery(raw string) string {
 	v, _ := url.ParseQuery(strings.ReplaceAll(raw, ";", "&"))
 	return v.Encode()
 }
+
+// TestLabEmptyQueryPage reads each application's answer to an empty query
+// (a help page, the bare form, an error) with the record template learned
+// from its first result page: a list at the template's place that links
+// elsewhere, or nowhere, is no record.
+func TestLabEmptyQueryPage(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "lab", "*", "empty.html"))
+	for _, empty := range dirs {
+		dir := filepath.Dir(empty)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			q1, err := os.ReadFile(filepath.Join(dir, "q1.html"))
+			if err != nil {
+				t.Skip("no q1.html")
+			}
+			base := mustURL(t, "http://app.lab.test:8470/search?q=x")
+			res, err := Extract(q1, base, Options{Query: "x", Page: 1})
+			if err != nil || !res.Wrapper.Known() {
+				t.Fatalf("no template learned from q1.html: %v", err)
+			}
+			body, err := os.ReadFile(empty)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Extract(body, base, Options{Wrapper: res.Wrapper})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Records) != 0 {
+				t.Errorf("%d records on the empty query's page: %+v", len(got.Records), got.Records)
+			}
+		})
+	}
+}

@@ -51,10 +51,12 @@ func keyOf(host, action, method string) formKey {
 }
 
 // distinctForm is a distinct searchable form of the truth: an interface,
-// the field its query goes in and the set of its field names. Two forms
-// of one action and query field are one form when their field sets nest
-// (a variant pinned by an extra hidden field), two when they do not (a
-// project search and a commit search).
+// the field its query goes in and its hidden fields (name=value). Two
+// forms of one action and query field are one form unless a hidden field
+// of both names a different value (a=search and a=project_list: a commit
+// search and a project search); an extra hidden field or visible control
+// is a variant of the same form (the search box on every page and the
+// result page's own form with more options).
 type distinctForm struct {
 	formKey
 	app, queryField, fields string
@@ -63,20 +65,33 @@ type distinctForm struct {
 // sameForm reports whether a form of interface k, query field q and field
 // names set (nameSet) is the distinct form d.
 func (d distinctForm) sameForm(k formKey, q, set string) bool {
-	return k == d.formKey && (d.queryField == "" || q == "" || q == d.queryField) && nested(strings.Fields(set), strings.Fields(d.fields))
+	return k == d.formKey && (d.queryField == "" || q == "" || q == d.queryField) && agree(strings.Fields(set), strings.Fields(d.fields))
 }
 
-// nested reports whether one of the name sets a and b holds the other.
-func nested(a, b []string) bool {
-	in := func(x, y []string) bool {
-		for _, n := range x {
-			if !slices.Contains(y, n) {
+// agree reports whether two hidden-field sets (name=value words) give no
+// field two values.
+func agree(a, b []string) bool {
+	for _, x := range a {
+		n, v, _ := strings.Cut(x, "=")
+		for _, y := range b {
+			if m, w, _ := strings.Cut(y, "="); m == n && w != v {
 				return false
 			}
 		}
-		return true
 	}
-	return in(a, b) || in(b, a)
+	return true
+}
+
+// hiddenSet is the sorted set of a form's hidden fields as name=value.
+func hiddenSet(names, types, values []string) string {
+	var out []string
+	for i, n := range names {
+		if n != "" && types[i] == "hidden" && !slices.Contains(out, n+"="+values[i]) {
+			out = append(out, n+"="+values[i])
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
 }
 
 // nameSet is the sorted set of a form's field names.
@@ -145,7 +160,11 @@ func TestLabCrawls(t *testing.T) {
 		for _, f := range pg.Forms {
 			k := keyOf(pg.Host, f.Action, f.Method)
 			if f.Searchable {
-				set := nameSet(truthFieldNames(f))
+				var names, types, values []string
+				for _, fl := range f.Fields {
+					names, types, values = append(names, fl.Name), append(types, fl.Type), append(values, fl.Value)
+				}
+				set := hiddenSet(names, types, values)
 				if !slices.ContainsFunc(distinct, func(d distinctForm) bool { return d.sameForm(k, f.QueryField, set) }) {
 					distinct = append(distinct, distinctForm{k, pg.App, f.QueryField, set})
 				}
@@ -185,16 +204,18 @@ func TestLabCrawls(t *testing.T) {
 
 	covers := func(r *crawlResult, d distinctForm) bool {
 		for _, f := range r.forms {
-			var names []string
+			var names, types, values []string
 			var fields []struct {
-				Name string `json:"name"`
+				Name  string `json:"name"`
+				Type  string `json:"type"`
+				Value string `json:"value"`
 			}
 			json.Unmarshal(f.Fields, &fields)
 			for _, fl := range fields {
-				names = append(names, fl.Name)
+				names, types, values = append(names, fl.Name), append(types, fl.Type), append(values, fl.Value)
 			}
 			if keyOf(canon.Host(f.PageURL), f.Action, f.Method) == d.formKey && (d.queryField == "" || slices.Contains(names, d.queryField)) &&
-				nested(strings.Fields(nameSet(names)), strings.Fields(d.fields)) {
+				agree(strings.Fields(hiddenSet(names, types, values)), strings.Fields(d.fields)) {
 				return true
 			}
 		}
