@@ -309,35 +309,7 @@ func chromeKey(s string) string {
 // without pieces that are only a URL or path (the record's address
 // printed under it).
 func dataText(n *html.Node, chrome map[string]bool) string {
-	var b strings.Builder
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				t := strings.TrimSpace(c.Data)
-				if chrome[chromeKey(c.Data)] || urlLike(t) {
-					b.WriteByte(' ')
-					continue
-				}
-				b.WriteString(c.Data)
-			case html.ElementNode:
-				if skipped[c.DataAtom] || c.DataAtom == atom.Select {
-					continue
-				}
-				block := blockTags[c.DataAtom]
-				if block {
-					b.WriteByte(' ')
-				}
-				walk(c)
-				if block {
-					b.WriteByte(' ')
-				}
-			}
-		}
-	}
-	walk(n)
-	return strings.Join(strings.Fields(b.String()), " ")
+	return visibleText(n, func(t string) bool { return chrome[chromeKey(t)] || urlLike(strings.TrimSpace(t)) })
 }
 
 // urlLike reports whether a text piece is one URL or path and nothing else.

@@ -208,13 +208,21 @@ var blockTags = map[atom.Atom]bool{
 
 // textOf returns the visible text of n, white space collapsed, block
 // elements and table cells apart.
-func textOf(n *html.Node) string {
+func textOf(n *html.Node) string { return visibleText(n, nil) }
+
+// visibleText is the visible text of n, white space collapsed, block
+// elements and table cells apart, without the text pieces drop reports.
+func visibleText(n *html.Node, drop func(string) bool) string {
 	var b strings.Builder
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch c.Type {
 			case html.TextNode:
+				if drop != nil && drop(c.Data) {
+					b.WriteByte(' ')
+					continue
+				}
 				b.WriteString(c.Data)
 			case html.ElementNode:
 				if skipped[c.DataAtom] || c.DataAtom == atom.Select {

@@ -82,17 +82,6 @@ func agree(a, b []string) bool {
 	return true
 }
 
-// hiddenSet is the sorted set of a form's hidden fields as name=value.
-func hiddenSet(names, types, values []string) string {
-	var out []string
-	for i, n := range names {
-		if n != "" && types[i] == "hidden" && !slices.Contains(out, n+"="+values[i]) {
-			out = append(out, n+"="+values[i])
-		}
-	}
-	sort.Strings(out)
-	return strings.Join(out, " ")
-}
 
 // nameSet is the sorted set of a form's field names.
 func nameSet(names []string) string {
@@ -153,6 +142,37 @@ func TestLabCrawls(t *testing.T) {
 	// of the applications
 	var distinct []distinctForm
 	nonSearch := map[formKey]map[string]Form{} // field-name set -> form
+	// hidden fields whose value follows the page (the page's id, the
+	// commit shown) take more than two values across the pages that hold
+	// one interface: they do not tell forms apart
+	hiddenValues := map[formKey]map[string]map[string]bool{}
+	for _, pg := range truth.Pages {
+		for _, f := range pg.Forms {
+			k := keyOf(pg.Host, f.Action, f.Method)
+			for _, fl := range f.Fields {
+				if fl.Type != "hidden" {
+					continue
+				}
+				if hiddenValues[k] == nil {
+					hiddenValues[k] = map[string]map[string]bool{}
+				}
+				if hiddenValues[k][fl.Name] == nil {
+					hiddenValues[k][fl.Name] = map[string]bool{}
+				}
+				hiddenValues[k][fl.Name][fl.Value] = true
+			}
+		}
+	}
+	hiddenSet := func(k formKey, names, types, vals []string) string {
+		var out []string
+		for i, n := range names {
+			if n != "" && types[i] == "hidden" && len(hiddenValues[k][n]) <= 2 && !slices.Contains(out, n+"="+vals[i]) {
+				out = append(out, n+"="+vals[i])
+			}
+		}
+		sort.Strings(out)
+		return strings.Join(out, " ")
+	}
 	for _, pg := range truth.Pages {
 		if !isApp(pg.Host) {
 			continue
@@ -164,7 +184,7 @@ func TestLabCrawls(t *testing.T) {
 				for _, fl := range f.Fields {
 					names, types, values = append(names, fl.Name), append(types, fl.Type), append(values, fl.Value)
 				}
-				set := hiddenSet(names, types, values)
+				set := hiddenSet(k, names, types, values)
 				if !slices.ContainsFunc(distinct, func(d distinctForm) bool { return d.sameForm(k, f.QueryField, set) }) {
 					distinct = append(distinct, distinctForm{k, pg.App, f.QueryField, set})
 				}
@@ -215,7 +235,7 @@ func TestLabCrawls(t *testing.T) {
 				names, types, values = append(names, fl.Name), append(types, fl.Type), append(values, fl.Value)
 			}
 			if keyOf(canon.Host(f.PageURL), f.Action, f.Method) == d.formKey && (d.queryField == "" || slices.Contains(names, d.queryField)) &&
-				agree(strings.Fields(hiddenSet(names, types, values)), strings.Fields(d.fields)) {
+				agree(strings.Fields(hiddenSet(d.formKey, names, types, values)), strings.Fields(d.fields)) {
 				return true
 			}
 		}
