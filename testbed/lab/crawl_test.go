@@ -143,8 +143,8 @@ func TestLabCrawls(t *testing.T) {
 	var distinct []distinctForm
 	nonSearch := map[formKey]map[string]Form{} // field-name set -> form
 	// hidden fields whose value follows the page (the page's id, the
-	// commit shown) take more than two values across the pages that hold
-	// one interface: they do not tell forms apart
+	// commit shown: a value its page's URL holds, or one of more than two
+	// across the pages that hold one interface) do not tell forms apart
 	hiddenValues := map[formKey]map[string]map[string]bool{}
 	for _, pg := range truth.Pages {
 		for _, f := range pg.Forms {
@@ -163,10 +163,14 @@ func TestLabCrawls(t *testing.T) {
 			}
 		}
 	}
-	hiddenSet := func(k formKey, names, types, vals []string) string {
+	hiddenSet := func(k formKey, page string, names, types, vals []string) string {
+		page, _ = url.QueryUnescape(page)
 		var out []string
 		for i, n := range names {
-			if n != "" && types[i] == "hidden" && len(hiddenValues[k][n]) <= 2 && !slices.Contains(out, n+"="+vals[i]) {
+			if n == "" || types[i] != "hidden" || len(hiddenValues[k][n]) > 2 || vals[i] != "" && strings.Contains(page, vals[i]) {
+				continue
+			}
+			if !slices.Contains(out, n+"="+vals[i]) {
 				out = append(out, n+"="+vals[i])
 			}
 		}
@@ -184,7 +188,7 @@ func TestLabCrawls(t *testing.T) {
 				for _, fl := range f.Fields {
 					names, types, values = append(names, fl.Name), append(types, fl.Type), append(values, fl.Value)
 				}
-				set := hiddenSet(k, names, types, values)
+				set := hiddenSet(k, pg.URL, names, types, values)
 				if !slices.ContainsFunc(distinct, func(d distinctForm) bool { return d.sameForm(k, f.QueryField, set) }) {
 					distinct = append(distinct, distinctForm{k, pg.App, f.QueryField, set})
 				}
@@ -235,7 +239,7 @@ func TestLabCrawls(t *testing.T) {
 				names, types, values = append(names, fl.Name), append(types, fl.Type), append(values, fl.Value)
 			}
 			if keyOf(canon.Host(f.PageURL), f.Action, f.Method) == d.formKey && (d.queryField == "" || slices.Contains(names, d.queryField)) &&
-				agree(strings.Fields(hiddenSet(d.formKey, names, types, values)), strings.Fields(d.fields)) {
+				agree(strings.Fields(hiddenSet(d.formKey, f.PageURL, names, types, values)), strings.Fields(d.fields)) {
 				return true
 			}
 		}
