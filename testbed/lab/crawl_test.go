@@ -82,7 +82,6 @@ func agree(a, b []string) bool {
 	return true
 }
 
-
 // nameSet is the sorted set of a form's field names.
 func nameSet(names []string) string {
 	var out []string
