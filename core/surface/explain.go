@@ -58,12 +58,15 @@ const (
 	OriginOverride = "override"
 	// OriginNone: nothing found.
 	OriginNone = "none"
+	// OriginFallback: no record list understood; the records are the
+	// page's new links to its own site (records.Result.Fallback).
+	OriginFallback = "fallback"
 )
 
 // ExplainRegion is the records region of the explained page.
 type ExplainRegion struct {
 	Found bool `json:"found"`
-	// Origin is OriginLearned, OriginGiven, OriginOverride or OriginNone;
+	// Origin is OriginLearned, OriginGiven, OriginOverride, OriginFallback or OriginNone;
 	// Source who gave an override ("profile F").
 	Origin string `json:"origin"`
 	Source string `json:"source,omitempty"`
@@ -263,6 +266,10 @@ func explainRegion(res *records.Result, sel records.Selectors, cands []records.C
 		default:
 			r.Why = fmt.Sprintf("no repeated region scores as records: the best, %d × %s under %s, scores %.2f (at least 1.5 needed: about two items with text, each linking to a page of its own, showing the query's words)",
 				cands[0].Items, cands[0].Wrapper.Item, cands[0].Wrapper.Parent, cands[0].Score)
+		}
+		if res.Fallback {
+			r.Origin = OriginFallback
+			r.Why += fmt.Sprintf("; read instead as records: the page's %d new links to its own site, outside navigation, that the form's page does not show", len(res.Records))
 		}
 	case res.Learned:
 		r.Origin = OriginLearned
