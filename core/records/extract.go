@@ -22,6 +22,9 @@ type Record struct {
 	Title string `json:"title,omitempty"`
 	// Text is the record's visible text on the result page.
 	Text string `json:"text"`
+	// Data is Text without the result template's labels, counts and
+	// printed URLs (see templateText): the words a query can find.
+	Data string `json:"data,omitempty"`
 }
 
 // Result is what a result page shows.
@@ -76,6 +79,9 @@ type Options struct {
 	// are mostly the same is the site's furniture (a "recent posts" box),
 	// not results.
 	Template *Template
+	// Fallback reads the page's new same-site links as its records when
+	// no record list is understood (Result.Fallback); it needs Template.
+	Fallback bool
 	// MinScore is the score a region found on the page needs to count as
 	// records (default 1.5, about two records with text and links).
 	MinScore float64
@@ -205,7 +211,7 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 		res.Records, res.Wrapper, res.Learned, res.Score = nil, Wrapper{}, false, 0
 		inRecord = map[*html.Node]bool{}
 	}
-	if len(chosen) == 0 && !opt.Wrapper.Known() && res.NoResults == "" && strings.TrimSpace(opt.Query) != "" && opt.Template != nil && opt.Template.all != nil {
+	if opt.Fallback && len(chosen) == 0 && !opt.Wrapper.Known() && res.NoResults == "" && strings.TrimSpace(opt.Query) != "" && opt.Template != nil && opt.Template.all != nil {
 		res.Records = newSiteLinks(doc, base, opt.Template.all)
 		res.Fallback = len(res.Records) > 0
 	}
@@ -225,6 +231,21 @@ func Extract(body []byte, base *url.URL, opt Options) (*Result, error) {
 // without the template's pieces (chrome), with the text an inline item's
 // line goes on with and a term's descriptions (<dt>title</dt><dd>snippet</dd>).
 func recordOf(n *html.Node, l link, items map[*html.Node]bool, chrome map[string]bool) Record {
+	// Text is the item's own text as a person reads it in place; Data
+	// adds a term's descriptions and leaves the template out
+	rec := Record{URL: l.url, Title: l.text, Text: textOf(n)}
+	if n.DataAtom == atom.A || inline[n.DataAtom] {
+		if tail := inlineTail(n, items); tail != "" {
+			rec.Text += " " + tail
+		}
+	}
+	rec.Data = recordText(n, l, items, chrome).Text
+	return rec
+}
+
+// recordText is recordOf's record with the text pieces chrome names left
+// out of its text.
+func recordText(n *html.Node, l link, items map[*html.Node]bool, chrome map[string]bool) Record {
 	rec := Record{URL: l.url, Title: l.text, Text: dataText(n, chrome)}
 	if n.DataAtom == atom.A || inline[n.DataAtom] {
 		if tail := inlineTail(n, items); tail != "" {
@@ -266,7 +287,9 @@ func templateText(items []*node, q *echo) map[string]bool {
 						seen[k] = true
 						counts[k]++
 					}
-				case c.Type == html.ElementNode && !skipped[c.DataAtom]:
+				case c.Type == html.ElementNode && !skipped[c.DataAtom] && c.DataAtom != atom.A:
+					// a link's text is the record's title ("Heat (1995
+					// film)"): never the template's
 					walk(c)
 				}
 			}
@@ -283,12 +306,26 @@ func templateText(items []*node, q *echo) map[string]bool {
 	out := map[string]bool{}
 	for k, c := range counts {
 		// the query's words repeat in every record (highlighted apart)
-		// and are data
-		if 5*c >= 4*len(items) && !q.within(k) {
+		// and are data; so are plain words every record repeats (a
+		// topic, a category): only labels, counts and bracketed notes are
+		// the template's
+		if 5*c >= 4*len(items) && !q.within(k) && templatePiece(k) {
 			out[k] = true
 		}
 	}
 	return out
+}
+
+// templatePiece reports whether a repeated text piece (digits folded to
+// '#') reads as a template's: it holds a number ("-- rank: #", "(# bytes)"),
+// ends in a label's colon ("Document Size:") or is a bracketed note
+// ("[show matches]").
+func templatePiece(k string) bool {
+	k = strings.TrimSpace(k)
+	if strings.Contains(k, "#") || strings.HasSuffix(k, ":") {
+		return true
+	}
+	return len(k) > 2 && (k[0] == '(' && k[len(k)-1] == ')' || k[0] == '[' && k[len(k)-1] == ']')
 }
 
 // chromeKey is a text piece with its digits folded, "" for blank text.
@@ -309,6 +346,9 @@ func chromeKey(s string) string {
 // without pieces that are only a URL or path (the record's address
 // printed under it).
 func dataText(n *html.Node, chrome map[string]bool) string {
+	if chrome == nil {
+		return visibleText(n, nil)
+	}
 	return visibleText(n, func(t string) bool { return chrome[chromeKey(t)] || urlLike(strings.TrimSpace(t)) })
 }
 

@@ -92,7 +92,7 @@ func TestFallbackLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Extract([]byte(result), mustURL(t, "http://s.test/search?q=clinic"), Options{Query: "clinic", Page: 1, Template: tmpl})
+	res, err := Extract([]byte(result), mustURL(t, "http://s.test/search?q=clinic"), Options{Query: "clinic", Page: 1, Template: tmpl, Fallback: true})
 	if err != nil {
 		t.Fatal(err)
 	}

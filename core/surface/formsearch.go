@@ -275,7 +275,10 @@ func (s *FormSearcher) Search(ctx context.Context, query string, pageNum int) (P
 		pg.Next = false
 	}
 	for _, rec := range res.Records {
-		d := Doc{URL: rec.URL, Text: rec.Text, Fields: map[string]string{}}
+		d := Doc{URL: rec.URL, Text: rec.Data, Fields: map[string]string{}}
+		if d.Text == "" {
+			d.Text = rec.Text
+		}
 		if rec.Title != "" {
 			d.Fields["title"] = rec.Title
 		}
@@ -331,7 +334,7 @@ func (s *FormSearcher) read(ctx context.Context, query string, pageNum int, req 
 	if err != nil {
 		return nil, out, err
 	}
-	res, err := records.Extract(resp.Body, base, records.Options{Wrapper: w, Query: kw, Page: pageNum, Template: tmpl, Selectors: s.opt.Selectors})
+	res, err := records.Extract(resp.Body, base, records.Options{Wrapper: w, Query: kw, Page: pageNum, Template: tmpl, Selectors: s.opt.Selectors, Fallback: true})
 	if err != nil {
 		return nil, out, keyword.Permanent{Err: fmt.Errorf("form: %s: %w", canon.Redacted(resp.URL), err)}
 	}

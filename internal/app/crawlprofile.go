@@ -37,11 +37,17 @@ func recordedProfile(db *store.DB) (*profile.Profile, error) {
 }
 
 // formProfile completes the options of a form harvest from the crawl
-// that found the form: without a Profile, the one recorded in db; without
-// Seeds, the profile's keywords.
+// that found the form: without a Profile, the politeness of the one
+// recorded in db; without Seeds, a given profile's keywords. A recorded
+// profile's keywords are not seeds: a topic's words may be absent from a
+// database of that topic, and a harvest without a profile starts from the
+// form's own page, whose words its database holds.
 func formProfile(opt SurfaceOptions, db *store.DB) (SurfaceOptions, error) {
 	if opt.Form == "" {
 		return opt, nil
+	}
+	if opt.Seeds == nil && opt.Profile != nil {
+		opt.Seeds = opt.Profile.Keywords
 	}
 	if opt.Profile == nil {
 		p, err := recordedProfile(db)
@@ -49,9 +55,6 @@ func formProfile(opt SurfaceOptions, db *store.DB) (SurfaceOptions, error) {
 			return opt, err
 		}
 		opt.Profile = p
-	}
-	if opt.Seeds == nil && opt.Profile != nil {
-		opt.Seeds = opt.Profile.Keywords
 	}
 	return opt, nil
 }

@@ -17,8 +17,9 @@ import (
 
 // TestSurfaceFormProfile: a crawl records its profile's keywords and
 // politeness in its directory, and a surface of a form it found fetches
-// with that politeness and starts from those keywords, unless given a
-// profile (--profile) or seeds of its own.
+// with that politeness, unless given a profile (--profile); the first
+// queries are a given profile's keywords or seeds of its own, never the
+// recorded keywords (the form's page words start a harvest without them).
 func TestSurfaceFormProfile(t *testing.T) {
 	ctx := context.Background()
 	p, err := profile.Load(ctx, filepath.Join("..", "..", "domains", "auto.lua"))
@@ -53,7 +54,8 @@ func TestSurfaceFormProfile(t *testing.T) {
 		seeds     []string
 		recording bool
 	}{
-		{"recorded", SurfaceOptions{Form: id}, 20 * time.Millisecond, "recorded-agent/1", p.Keywords, true},
+		{"recorded", SurfaceOptions{Form: id}, 20 * time.Millisecond, "recorded-agent/1", nil, true},
+		{"profile's keywords", SurfaceOptions{Form: id, Profile: other}, 5 * time.Millisecond, "", []string{"other"}, false},
 		{"own seeds", SurfaceOptions{Form: id, Seeds: []string{"civic"}}, 20 * time.Millisecond, "recorded-agent/1", []string{"civic"}, true},
 		{"profile", SurfaceOptions{Form: id, Profile: other, Seeds: other.Keywords}, 5 * time.Millisecond, "", []string{"other"}, false},
 	} {

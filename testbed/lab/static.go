@@ -47,18 +47,18 @@ func writeStatics(e *env, apps []app) ([]*static, error) {
 	hub := &static{host: Hub, title: "A small web of real web software", data: "links to every lab site", root: e.path("static", Hub),
 		pages: []staticPage{{path: "/"}}}
 	if err := writeFiles(hub.root, map[string]string{
-		"index.html": hubPage(e, apps, forms, nil),
-		"robots.txt": "User-agent: *\nAllow: /\n",
+		"index.html":     hubPage(e, apps, forms),
+		"directory.html": directoryPage(nil),
+		"robots.txt":     "User-agent: *\nAllow: /\n",
 	}); err != nil {
 		return nil, err
 	}
 	return []*static{hub, forms}, nil
 }
 
-// hubPage is the hub's page: a link to the home of every lab site and,
-// as a site directory lists them, to each page of sites that holds a
-// searchable form (see linkSearchPages).
-func hubPage(e *env, apps []app, forms *static, search []Site) string {
+// hubPage is the hub's page: a link to the home of every lab site and to
+// the search directory (directoryPage).
+func hubPage(e *env, apps []app, forms *static) string {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dwcrawl lab: a small web of real web software</title></head>
@@ -74,9 +74,22 @@ Debian packages and hold real records.</p>
 			html.EscapeString(in.Package), html.EscapeString(in.Data))
 	}
 	fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a> — %s</li>\n", e.lab.URL(forms.host, "/"), html.EscapeString(forms.title), html.EscapeString(forms.data))
-	b.WriteString("</ul>\n")
-	if len(search) > 0 {
-		b.WriteString("<h2>Search directory</h2>\n<p>Where to search each site.</p>\n<ul>\n")
+	b.WriteString("</ul>\n<p><a href=\"/directory.html\">Where to search each site</a></p>\n</body></html>\n")
+	return b.String()
+}
+
+// directoryPage lists, as a site directory does, each page of the lab's
+// sites that holds a searchable form (see linkSearchPages). It is a page
+// of its own so that the hub's text, which the lab profiles' topic models
+// learn from as their seed, does not carry every site's words.
+func directoryPage(search []Site) string {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>dwcrawl lab: where to search</title></head>
+<body><h1>Search directory</h1>
+<ul>
+`)
+	{
 		for _, s := range search {
 			seen := map[string]bool{}
 			for _, f := range s.SearchForms {
@@ -87,13 +100,12 @@ Debian packages and hold real records.</p>
 				fmt.Fprintf(&b, "<li><a href=\"%s\">Search %s</a> — %s</li>\n", html.EscapeString(f.Example), html.EscapeString(s.Title), html.EscapeString(s.Data))
 			}
 		}
-		b.WriteString("</ul>\n")
 	}
-	b.WriteString("</body></html>\n")
+	b.WriteString("</ul>\n</body></html>\n")
 	return b.String()
 }
 
-// linkSearchPages writes the hub again with links to the pages of the
+// linkSearchPages writes the search directory with links to the pages of the
 // applications that hold the searchable forms t knows: a crawl from the
 // hub reaches them as it reaches a site a directory lists by its search
 // page, whatever the application's homepage leads to (links marked
@@ -117,7 +129,7 @@ func linkSearchPages(e *env, apps []app, statics []*static, t *Truth) error {
 			search = append(search, s)
 		}
 	}
-	return writeFiles(hub.root, map[string]string{"index.html": hubPage(e, apps, forms, search)})
+	return writeFiles(hub.root, map[string]string{"directory.html": directoryPage(search)})
 }
 
 func writeFiles(root string, files map[string]string) error {
