@@ -36,7 +36,10 @@ func TestLabProbe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Seeds = []string{l.URL("hub.lab.test", "/")} // the lab's port, not the profile's
+		// a custom topic learns its terms from its seeds' pages: the
+		// topic's own site, as a user seeds a profile with an example of
+		// the topic (the hub lists every lab site, all topics alike)
+		p.Seeds = []string{l.URL(labTopicHosts[topic], "/")}
 		return p
 	}
 	// other topics, rotated: each host is also probed with a wrong topic
