@@ -79,6 +79,8 @@ func TableName(tag byte) string {
 		return "docs"
 	case TagQueries:
 		return "queries"
+	case TagHarvest:
+		return "harvest"
 	}
 	if tag >= TagEnrichFirst && tag <= TagEnrichLast {
 		return fmt.Sprintf("enrich-%02x", tag)

@@ -62,6 +62,10 @@ const (
 	// query sent, keyed by AppendString(source), AppendUint64(query number).
 	TagQueries byte = 0x21
 
+	// TagHarvest holds the state of each database a harvest surfaces (dwcrawl
+	// harvest), keyed by AppendString(source) (JSON; internal/app owns it).
+	TagHarvest byte = 0x22
+
 	// TagEnrichFirst .. TagEnrichLast is the range reserved for the
 	// enrichment tables (local table, query pool, hidden-database sample,
 	// coverage log). The enrich issue declares the individual tags.

@@ -42,27 +42,67 @@ With --nats the crawl runs on a NATS JetStream cluster: this command coordinates
 (site frontier, learning, budget, counters, all kept in --dir too) and the workers
 started with dwcrawl worker --nats URL explore its sites; --workers is then the number
 of sites out with the workers at once (default 16). Running it again resumes.`,
-		Flags: append([]cli.Flag{
-			&cli.BoolFlag{Name: "testbed", Usage: "crawl the embedded simulated web instead of the real web"},
-			&cli.StringFlag{Name: "strategy", Usage: "smartcrawler, scdi, ache or bestfirst (default: the profile's)"},
-			&cli.IntFlag{Name: "pages", Usage: "page budget (default: the profile's; with --testbed 3000)"},
-			&cli.IntFlag{Name: "workers", Value: 4, Usage: "sites explored in parallel"},
-			&cli.StringFlag{Name: "dir", Usage: "crawl directory (default ./dwcrawl-data/<profile name>)"},
-			&cli.StringFlag{Name: "prior", Usage: "earlier crawl `DIR` whose deep sites initialise the rankers"},
-			&cli.StringFlag{Name: "warc", Usage: "archive every HTTP exchange (request and response records, robots.txt included) as WARC 1.1 files in `DIR`"},
-			&cli.StringFlag{Name: "plugins", Usage: "extra plugin `DIR` searched before the bundled plugins"},
-			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format: text or json"},
-			&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "log level: debug, info, warn, error"},
-			&cli.BoolFlag{Name: "json", Usage: "print the final summary as JSON"},
-			&cli.Int64Flag{Name: "seed-run", Usage: "reproducible run with seed `N`: with several workers the same pages are fetched and recorded in the same order, with the same forms, whatever the timing (slower: workers take turns; fetches still overlap)"},
-			&cli.BoolFlag{Name: "continue-as", Usage: "continue a crawl directory recorded with another profile, strategy or web as this run (recorded as such); without it such a directory is refused"},
-			&cli.StringFlag{Name: "web-addr", Usage: "with --testbed: `HOST:PORT` where `dwcrawl testbed serve` already serves the same web (same --seed and --config), instead of serving it in this process"},
-			&cli.DurationFlag{Name: "delay", Usage: "per-host politeness delay (default: the profile's; none with --testbed)"},
+		Flags: append(discoveryFlags(),
 			&cli.StringFlag{Name: "nats", Usage: "run the crawl on the NATS JetStream cluster at `URL` (workers: dwcrawl worker --nats URL)"},
 			&cli.StringFlag{Name: "crawl", Usage: "the crawl's `NAME` on the cluster (default: the profile's name)"},
-		}, append(netFlags(), webFlags()...)...),
+		),
 		Action: runCmd,
 	})
+}
+
+// discoveryFlags are the flags of a crawl's discovery: run's and harvest's.
+func discoveryFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.BoolFlag{Name: "testbed", Usage: "crawl the embedded simulated web instead of the real web"},
+		&cli.StringFlag{Name: "strategy", Usage: "smartcrawler, scdi, ache or bestfirst (default: the profile's)"},
+		&cli.IntFlag{Name: "pages", Usage: "page budget (default: the profile's; with --testbed 3000)"},
+		&cli.IntFlag{Name: "workers", Value: 4, Usage: "sites explored in parallel"},
+		&cli.StringFlag{Name: "dir", Usage: "crawl directory (default ./dwcrawl-data/<profile name>)"},
+		&cli.StringFlag{Name: "prior", Usage: "earlier crawl `DIR` whose deep sites initialise the rankers"},
+		&cli.StringFlag{Name: "warc", Usage: "archive every HTTP exchange (request and response records, robots.txt included) as WARC 1.1 files in `DIR`"},
+		&cli.StringFlag{Name: "plugins", Usage: "extra plugin `DIR` searched before the bundled plugins"},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format: text or json"},
+		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "log level: debug, info, warn, error"},
+		&cli.BoolFlag{Name: "json", Usage: "print the final summary as JSON"},
+		&cli.Int64Flag{Name: "seed-run", Usage: "reproducible run with seed `N`: with several workers the same pages are fetched and recorded in the same order, with the same forms, whatever the timing (slower: workers take turns; fetches still overlap)"},
+		&cli.BoolFlag{Name: "continue-as", Usage: "continue a crawl directory recorded with another profile, strategy or web as this run (recorded as such); without it such a directory is refused"},
+		&cli.StringFlag{Name: "web-addr", Usage: "with --testbed: `HOST:PORT` where `dwcrawl testbed serve` already serves the same web (same --seed and --config), instead of serving it in this process"},
+		&cli.DurationFlag{Name: "delay", Usage: "per-host politeness delay (default: the profile's; none with --testbed)"},
+	}, append(netFlags(), webFlags()...)...)
+}
+
+// crawlOptions are the crawl options of run's and harvest's flags for
+// profile file path (the simulated web loaded with --testbed).
+func crawlOptions(c *cli.Context, log *slog.Logger, path string) (app.CrawlOptions, error) {
+	p, err := profile.Load(c.Context, path)
+	if err != nil {
+		return app.CrawlOptions{}, errExit{1, err}
+	}
+	dir := c.String("dir")
+	if dir == "" {
+		dir = store.DefaultDir(p.Name)
+	}
+	s := app.CrawlOptions{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
+		Pages: c.Int("pages"), Net: netOptions(c), WARC: c.String("warc"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed"),
+		ContinueAs: c.Bool("continue-as"), WebAddr: c.String("web-addr"), Delay: c.Duration("delay")}
+	if c.IsSet("seed-run") {
+		s.Seed, s.Reproducible = c.Int64("seed-run"), true
+	}
+	if s.WebAddr != "" && !c.Bool("testbed") {
+		return s, errExit{2, errors.New("--web-addr: only with --testbed")}
+	}
+	if c.Bool("testbed") {
+		w, err := loadWeb(c)
+		if err != nil {
+			return s, err
+		}
+		s.Web = w
+		if s.Pages == 0 && p.Budget.Pages == 0 {
+			s.Pages = 3000
+		}
+	}
+	s.Reverse = app.Reverse(p, s.Web != nil, pluginDirs(c), log)
+	return s, nil
 }
 
 func newLogger(c *cli.Context, w io.Writer) (*slog.Logger, error) {
@@ -95,34 +135,11 @@ func runCmd(c *cli.Context) error {
 		return errExit{2, err}
 	}
 	crawl.Preload()
-	p, err := profile.Load(c.Context, c.Args().First())
+	s, err := crawlOptions(c, log, c.Args().First())
 	if err != nil {
-		return errExit{1, err}
+		return err
 	}
-	dir := c.String("dir")
-	if dir == "" {
-		dir = store.DefaultDir(p.Name)
-	}
-	s := app.CrawlOptions{Profile: p, Dir: dir, Strategy: c.String("strategy"), Workers: c.Int("workers"),
-		Pages: c.Int("pages"), Net: netOptions(c), WARC: c.String("warc"), PriorDir: c.String("prior"), Logger: log, Seed: c.Int64("seed"),
-		ContinueAs: c.Bool("continue-as"), WebAddr: c.String("web-addr"), Delay: c.Duration("delay")}
-	if c.IsSet("seed-run") {
-		s.Seed, s.Reproducible = c.Int64("seed-run"), true
-	}
-	if s.WebAddr != "" && !c.Bool("testbed") {
-		return errExit{2, errors.New("--web-addr: only with --testbed")}
-	}
-	if c.Bool("testbed") {
-		w, err := loadWeb(c)
-		if err != nil {
-			return err
-		}
-		s.Web = w
-		if s.Pages == 0 && p.Budget.Pages == 0 {
-			s.Pages = 3000
-		}
-	}
-	s.Reverse = app.Reverse(p, s.Web != nil, pluginDirs(c), log)
+	p, dir := s.Profile, s.Dir
 	if c.String("nats") != "" {
 		return runCluster(c, s, dir)
 	}

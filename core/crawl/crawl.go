@@ -149,7 +149,7 @@ type ProbeBudget interface {
 // it). It must refuse, sending nothing, any form d does not classify
 // searchable.
 type FormProber interface {
-	Probe(ctx context.Context, f *page.Form, d form.Decision, pageURL string, tmpl *records.Template, topic probeTopic) (*store.Probe, error)
+	Probe(ctx context.Context, f *page.Form, d form.Decision, pageText string, tmpl *records.Template, topic probeTopic) (*store.Probe, error)
 }
 
 // probeTopic judges whether a text is on the crawl's topic: the crawl's
@@ -181,6 +181,11 @@ type Options struct {
 	// forms, whatever the timing (see turns). Slower; for debugging and for
 	// fair comparisons.
 	Reproducible bool
+	// ProbeRelevant probes also the searchable forms whose own text says
+	// they are of the topic (a harvest surfaces only the forms a probe
+	// judged a database of the topic); by default only the forms whose
+	// domain their text leaves open are probed.
+	ProbeRelevant bool
 }
 
 // Engine runs one crawl.

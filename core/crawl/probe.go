@@ -9,13 +9,15 @@ import (
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
-// generalProbes is the most queries core/probe adds to a form's probe to
+// generalProbes is the most queries core/probe adds to a form's probe:
+// two words of the form's page when no topic term found records, two to
 // check a topic-database decision against a general sample.
-const generalProbes = 2
+const generalProbes = 4
 
 // probeForms probes the page's searchable forms whose domain the
 // classifiers could not tell from the form's own text (SmartCrawler's
-// future work, package probe), within the profile's probe budget. A
+// future work, package probe), and with Options.ProbeRelevant those the
+// text says are relevant, within the profile's probe budget. A
 // decision overrides the form's relevance: a database of the topic is
 // relevant, a generic site search or no database is not. The probes are
 // recorded with the forms by the page's batch, which counts their queries.
@@ -30,7 +32,7 @@ func (e *Engine) probeForms(ctx context.Context, v *visited, body []byte, base *
 	per += generalProbes
 	var tmpl *records.Template
 	for i, fr := range v.Forms {
-		if !fr.Searchable || v.formDecisions[i].DomainEvidence == form.LevelForm {
+		if !fr.Searchable || v.formDecisions[i].DomainEvidence == form.LevelForm && !(e.opt.ProbeRelevant && fr.Relevant) {
 			continue
 		}
 		if !e.reserveProbe(per) {
@@ -39,7 +41,7 @@ func (e *Engine) probeForms(ctx context.Context, v *visited, body []byte, base *
 		if tmpl == nil {
 			tmpl, _ = records.TemplateOf(body, base)
 		}
-		pr, err := e.deps.Prober.Probe(ctx, &v.Page.Forms[i], v.formDecisions[i], v.URL, tmpl, e.deps.Pages)
+		pr, err := e.deps.Prober.Probe(ctx, &v.Page.Forms[i], v.formDecisions[i], v.Page.Text, tmpl, e.deps.Pages)
 		if err != nil {
 			e.releaseProbes(per)
 			e.probing.Add(-per)

@@ -50,7 +50,7 @@ func (w *searchWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 }
 
 // TestProbeForms crawls a site with three search forms, probing on
-// (3 queries a form, a budget of 6): the first two forms found are probed —
+// (3 queries a form, a budget of 11): the first two forms found are probed —
 // the database judged a database of the topic, the other not a database —
 // the third is not (the budget is spent), the probes are stored with the
 // forms and counted, and only search forms received requests.
@@ -77,10 +77,12 @@ func TestProbeForms(t *testing.T) {
 	}
 	t.Cleanup(f.Close)
 	c := newHandCrawl(t, t.TempDir(), f, SCDI, profile.Stop{}, []string{site + "/"}, func(p *profile.Profile, d *Deps) {
-		// 3 queries a form, and up to 2 of a general sample reserved
-		// with them: the database takes 4, the static form 3, and the
-		// second database's 5 do not fit in the 9 left
-		p.Probe = profile.Probe{Queries: 3, Budget: 9}
+		// 3 queries a form, and up to 4 more (words of the page, a
+		// general sample) reserved with them: the database takes 4 (its
+		// general sample), the static form 5 (none of the profile's terms
+		// lists records: two words of its page), and the second
+		// database's 7 do not fit in the 2 left
+		p.Probe = profile.Probe{Queries: 3, Budget: 11}
 		pr, err := probe.New(f, probe.Options{Queries: 3, Terms: []string{"ford", "honda", "toyota"}})
 		if err != nil {
 			t.Fatal(err)
@@ -92,8 +94,8 @@ func TestProbeForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCounters(t, c.db, sn)
-	if sn.ProbedForms != 2 || sn.ProbeQueries != 7 {
-		t.Errorf("snapshot: %d forms probed with %d queries; want 2 with 7 (within the budget of 9)", sn.ProbedForms, sn.ProbeQueries)
+	if sn.ProbedForms != 2 || sn.ProbeQueries != 9 {
+		t.Errorf("snapshot: %d forms probed with %d queries; want 2 with 9 (within the budget of 11)", sn.ProbedForms, sn.ProbeQueries)
 	}
 	var forms []store.Form
 	if err := c.db.ScanForms(func(f store.Form) error { forms = append(forms, f); return nil }); err != nil {
@@ -104,7 +106,8 @@ func TestProbeForms(t *testing.T) {
 		d := "-"
 		if sf.Probe != nil {
 			d = sf.Probe.Decision
-			if n := len(sf.Probe.Queries); (n != 3 && !(n == 4 && d == store.ProbeTopicDatabase)) || len(sf.Probe.Evidence) == 0 {
+			want := map[string]int{store.ProbeTopicDatabase: 4, store.ProbeNotDatabase: 5}[d]
+			if n := len(sf.Probe.Queries); n != want || len(sf.Probe.Evidence) == 0 {
 				t.Errorf("%s: probe %+v", sf.Action, sf.Probe)
 			}
 			if sf.Relevant != (d == store.ProbeTopicDatabase) {
@@ -129,7 +132,7 @@ func TestProbeForms(t *testing.T) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.searches) != 7 {
-		t.Errorf("%d search requests, want 7: %v", len(w.searches), w.searches)
+	if len(w.searches) != 9 {
+		t.Errorf("%d search requests, want 9: %v", len(w.searches), w.searches)
 	}
 }

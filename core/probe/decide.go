@@ -73,6 +73,12 @@ func decide(qs []store.ProbeQuery, judged bool, minOnTopic float64) (string, []s
 			return store.ProbeNotDatabase, append(ev, "no query lists records")
 		}
 	}
+	if len(responding) >= 2 && sameSignature(responding) {
+		// different words, the very same records: the page lists them
+		// whatever is asked (its template was not recognised without the
+		// query's words on it)
+		return store.ProbeNotDatabase, append(ev, fmt.Sprintf("%d different queries list the very same records: the answer ignores the query", len(responding)))
+	}
 	frac := float64(len(responding)) / float64(len(topics))
 	ev = append(ev, fmt.Sprintf("%d of %d topic terms list records the nonsense term does not", len(responding), len(topics)))
 	if !judged {
@@ -96,6 +102,16 @@ func decide(qs []store.ProbeQuery, judged bool, minOnTopic float64) (string, []s
 	default:
 		return store.ProbeSiteSearch, append(ev, fmt.Sprintf("but the records they list are not about the topic beyond the words asked (p=%.2f < %.2f)", on, minOnTopic))
 	}
+}
+
+// sameSignature reports whether the queries list the same records.
+func sameSignature(qs []*store.ProbeQuery) bool {
+	for _, q := range qs[1:] {
+		if q.Signature != qs[0].Signature {
+			return false
+		}
+	}
+	return true
 }
 
 // responds reports whether a topic query's answer lists records the

@@ -7,6 +7,8 @@ import (
 	"hash/fnv"
 	"net/url"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/records"
+	"github.com/dwcrawl/dwcrawl/core/text"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -42,11 +45,16 @@ type Options struct {
 	// Queries is the number of probe queries per form, the nonsense term
 	// included (at least 2).
 	Queries int
-	// Terms are the topic terms (the profile's keywords), tried in order.
+	// Terms are the topic terms (the profile's keywords), tried in order;
+	// without them (a second probe) only Learned's words are asked.
 	Terms []string
 	// MinOnTopic is the topic probability from which listed records are
 	// about the topic (default 0.5).
 	MinOnTopic float64
+	// Learned, when set, returns words that records of the topic hold
+	// (a harvest's most common words of the records it downloaded): they
+	// are asked first when none of Terms finds records.
+	Learned func() []string
 }
 
 // Prober submits probe queries to searchable forms and decides what each
@@ -70,7 +78,7 @@ func New(f Fetcher, opt Options) (*Prober, error) {
 			terms = append(terms, t)
 		}
 	}
-	if len(terms) == 0 {
+	if len(terms) == 0 && opt.Learned == nil {
 		return nil, errors.New("probe: no topic terms")
 	}
 	opt.Terms = terms
@@ -99,7 +107,8 @@ func Submittable(f *page.Form, d form.Decision) error {
 }
 
 // Probe submits the first Queries−1 topic terms and a nonsense term to f,
-// a form of the page pageURL that d classified searchable, and decides
+// a form that d classified searchable of a page whose visible text is
+// pageText, and decides
 // what it fronts (store.ProbeTopicDatabase, ProbeSiteSearch or
 // ProbeNotDatabase) from how the answers differ. tmpl is the record-like
 // regions of the form's page (records.TemplateOf; nil: none): a region of
@@ -108,7 +117,7 @@ func Submittable(f *page.Form, d form.Decision) error {
 // records are listed is judged). A form not classified searchable is refused with
 // ErrNotSearchable and nothing is sent. The error is otherwise only the
 // context's: a probe that fails is recorded with its cause.
-func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageURL string, tmpl *records.Template, topic Topic) (*store.Probe, error) {
+func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageText string, tmpl *records.Template, topic Topic) (*store.Probe, error) {
 	if err := Submittable(f, d); err != nil {
 		return nil, err
 	}
@@ -137,6 +146,30 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageU
 		return nil, err
 	}
 	decision, evidence := decide(qs, topic != nil, p.opt.MinOnTopic)
+	if decision != store.ProbeTopicDatabase && topic != nil && !anyResponds(qs) {
+		// The profile's words are the topic's, not necessarily its
+		// records' (a database of cars holds makes and models, not "used
+		// car"): words the topic's records are known to hold, the form's
+		// own options and the words of its page the topic model rates
+		// highest are asked too.
+		var learned []string
+		if p.opt.Learned != nil {
+			learned = p.opt.Learned()
+		}
+		terms := fallbackTerms(learned, pageText, f, box, qs, topic, pageProbes)
+		for _, t := range terms {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			q := store.ProbeQuery{Query: t, Kind: "page"}
+			w = p.ask(ctx, f, box, &q, w, tmpl, topic)
+			qs = append(qs, q)
+		}
+		if len(terms) > 0 {
+			decision, evidence = decide(qs, true, p.opt.MinOnTopic)
+			evidence = append(evidence, fmt.Sprintf("none of the profile's terms found records: asked %s (words of the topic's records, the form's options, its page)", quoteAll(terms)))
+		}
+	}
 	if decision == store.ProbeTopicDatabase && topic != nil {
 		qs, decision, evidence = p.general(ctx, f, box, qs, w, tmpl, topic, decision, evidence)
 		if err := ctx.Err(); err != nil {
@@ -144,6 +177,99 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageU
 		}
 	}
 	return &store.Probe{Decision: decision, Evidence: evidence, Queries: qs, At: time.Now()}, nil
+}
+
+// pageProbes is the most words of a form's page a probe asks when none of
+// the profile's terms found records.
+const pageProbes = 2
+
+// anyResponds reports whether a topic term's answer lists records the
+// nonsense term's does not.
+func anyResponds(qs []store.ProbeQuery) bool {
+	var nonsense *store.ProbeQuery
+	for i := range qs {
+		if qs[i].Kind == "nonsense" {
+			nonsense = &qs[i]
+		}
+	}
+	for i := range qs {
+		if qs[i].Kind == "topic" && responds(&qs[i], nonsense) {
+			return true
+		}
+	}
+	return false
+}
+
+// fallbackTerms are up to n words to ask when none of the profile's terms
+// found records: first the learned words of the topic's records, then the
+// words of the form's options, then the words of its page that the topic
+// model rates on the topic (probability above one half, highest first,
+// ties in the order seen); never stop words, numbers, words under 3
+// letters or words already asked.
+func fallbackTerms(learned []string, pageText string, f *page.Form, box int, asked []store.ProbeQuery, topic Topic, n int) []string {
+	seen := map[string]bool{}
+	for _, q := range asked {
+		for _, w := range text.Tokenize(q.Query) {
+			seen[w] = true
+		}
+	}
+	type cand struct {
+		w    string
+		tier int
+		p    float64
+	}
+	var cands []cand
+	add := func(s string, tier int, judge bool) {
+		for _, w := range text.Tokenize(s) {
+			if len(w) < 3 || seen[w] || text.IsStop(w) || strings.Trim(w, "0123456789") == "" {
+				continue
+			}
+			seen[w] = true
+			p := 1.0
+			if judge {
+				if _, p = topic.Relevant(w); p <= 0.5 {
+					continue
+				}
+			}
+			cands = append(cands, cand{w, tier, p})
+		}
+	}
+	for _, w := range learned {
+		add(w, 0, false)
+	}
+	// a select's options are values of the database (makes, genres),
+	// asked in the order given; the option with no value is a placeholder
+	// ("Any make")
+	for i, fl := range f.Fields {
+		if i == box {
+			continue
+		}
+		for _, o := range fl.Options {
+			if o.Value != "" {
+				add(o.Text, 1, false)
+			}
+		}
+	}
+	add(pageText, 2, true)
+	sort.SliceStable(cands, func(a, b int) bool {
+		if cands[a].tier != cands[b].tier {
+			return cands[a].tier < cands[b].tier
+		}
+		return cands[a].p > cands[b].p
+	})
+	var out []string
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, c.w)
+	}
+	return out
+}
+
+func quoteAll(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = strconv.Quote(w)
+	}
+	return strings.Join(q, ", ")
 }
 
 // maxGeneralDrop is how much less on the topic a general sample may be

@@ -24,6 +24,7 @@ var notes = map[string]string{
 	"learn.forms_every":                "rebuild FSL after M new forms",
 	"budget.pages":                     "0 = unbounded",
 	"probe.queries":                    "0 = no probing",
+	"harvest.queries":                  "0 = unbounded",
 }
 
 // String renders the resolved settings as YAML-like text, one key per line,

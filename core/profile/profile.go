@@ -65,6 +65,8 @@ type Profile struct {
 	// Probe turns on post-query probing of searchable forms whose domain
 	// the classifiers cannot tell (off unless queries is set).
 	Probe Probe `lua:"probe"`
+	// Harvest holds the query budgets of dwcrawl harvest.
+	Harvest Harvest `lua:"harvest"`
 	// Scope limits the URLs the crawl may fetch.
 	Scope Scope `lua:"scope"`
 	// Sitemaps configures the reading of sitemaps during in-site exploring.
@@ -183,6 +185,23 @@ type Probe struct {
 	Budget int `lua:"budget"`
 }
 
+// Harvest holds the budgets of `dwcrawl harvest`, which surfaces the
+// databases of the topic a crawl finds (its pages are budget.pages).
+type Harvest struct {
+	// QueriesPerDB bounds the queries sent to one database, the analysis
+	// of its form included. Default 200.
+	QueriesPerDB int `lua:"queries_per_db"`
+	// Queries bounds the queries sent to all the databases together
+	// (resumed runs included); 0 means no bound.
+	Queries int `lua:"queries"`
+	// Parallel is the number of databases surfaced at once, each on a
+	// host of its own. Default 4.
+	Parallel int `lua:"parallel"`
+	// StopAfter ends a database's surfacing after this many queries in a
+	// row that found no new record (0: only the budget ends it). Default 20.
+	StopAfter int `lua:"stop_after"`
+}
+
 // Politeness holds the fetcher's manners toward each host.
 type Politeness struct {
 	// Delay between two requests to one host. Default 1s (a robots.txt
@@ -249,6 +268,7 @@ func Defaults() Profile {
 		Learn:      Learn{SitesEvery: 50, FormsEvery: 100},
 		Politeness: Politeness{Delay: time.Second, Timeout: 30 * time.Second, MaxBodyBytes: 2 << 20, UserAgent: DefaultUserAgent},
 		Probe:      Probe{Budget: 200},
+		Harvest:    Harvest{QueriesPerDB: 200, Parallel: 4, StopAfter: 20},
 		Sitemaps:   Sitemaps{Enabled: true, MaxFiles: 5, MaxURLs: 500},
 	}
 }
@@ -466,6 +486,15 @@ func (p *Profile) validate(c *script.Chunk) error {
 	}
 	if p.Probe.Queries > 0 && p.Probe.Budget < p.Probe.Queries {
 		return c.Errorf("probe.budget", "must allow one form's probe (%d queries), got %d", p.Probe.Queries, p.Probe.Budget)
+	}
+	for _, k := range []struct {
+		key string
+		v   int
+		min int
+	}{{"harvest.queries_per_db", p.Harvest.QueriesPerDB, 1}, {"harvest.queries", p.Harvest.Queries, 0}, {"harvest.parallel", p.Harvest.Parallel, 1}, {"harvest.stop_after", p.Harvest.StopAfter, 0}} {
+		if k.v < k.min {
+			return c.Errorf(k.key, "must be at least %d, got %d", k.min, k.v)
+		}
 	}
 	return nil
 }

@@ -77,6 +77,15 @@ type CrawlOptions struct {
 	Dispatcher crawl.Dispatcher
 	// ProbeBudget, when set, is the probe budget the crawl shares.
 	ProbeBudget crawl.ProbeBudget
+	// ProbeRelevant probes also the forms whose text says they are
+	// relevant (crawl.Options.ProbeRelevant; a harvest sets it).
+	ProbeRelevant bool
+	// ProbeLearned, when set, gives the prober words the topic's records
+	// hold (probe.Options.Learned; a harvest's).
+	ProbeLearned func() []string
+	// WrapProber, when set, wraps the crawl's prober (a harvest judges
+	// the records probes list with what it learned as well).
+	WrapProber func(crawl.FormProber) crawl.FormProber
 }
 
 // Crawl is an assembled engine with the resources it owns.
@@ -226,11 +235,14 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 	c.Classifiers = cls
 	deps := crawl.Deps{Store: db, Fetcher: f, Forms: cls.Forms, Pages: cls.Sites, Budget: s.Budget, Sink: s.Sink, Dispatcher: s.Dispatcher, ProbeBudget: s.ProbeBudget}
 	if p.Probe.Queries > 0 {
-		pr, err := probe.New(f, probe.Options{Queries: p.Probe.Queries, Terms: p.Keywords})
+		pr, err := probe.New(f, probe.Options{Queries: p.Probe.Queries, Terms: p.Keywords, Learned: s.ProbeLearned})
 		if err != nil {
 			return nil, fmt.Errorf("crawl: probing: %w", err)
 		}
 		deps.Prober = pr
+		if s.WrapProber != nil {
+			deps.Prober = s.WrapProber(pr)
+		}
 	}
 	if s.OnFetch != nil {
 		deps.Fetcher = timedFetcher{f: f, on: s.OnFetch}
@@ -260,7 +272,7 @@ func NewCrawl(ctx context.Context, s CrawlOptions) (*Crawl, error) {
 		c.prior = prior
 		deps.Prior = prior
 	}
-	e, err := crawl.New(crawl.Options{Profile: p, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Progress: s.Progress, Seed: s.Seed, Reproducible: s.Reproducible}, deps)
+	e, err := crawl.New(crawl.Options{Profile: p, Strategy: s.Strategy, Workers: s.Workers, Pages: s.Pages, Seeds: seeds, Logger: s.Logger, Progress: s.Progress, Seed: s.Seed, Reproducible: s.Reproducible, ProbeRelevant: s.ProbeRelevant}, deps)
 	if err != nil {
 		return nil, err
 	}

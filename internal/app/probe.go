@@ -91,7 +91,7 @@ func classifyProbe(ctx context.Context, opt ClassifyOptions, w io.Writer) error 
 			out[i].NotProbed = err.Error()
 			continue
 		}
-		res, err := pr.Probe(ctx, pf, d, pg.URL, tmpl, cls.Sites)
+		res, err := pr.Probe(ctx, pf, d, pg.Text, tmpl, cls.Sites)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -80,6 +80,10 @@ type SurfaceOptions struct {
 	// Fetch, when set, replaces the fetcher settings of a form harvest on
 	// the real web (tests reach the lab's hosts through its transport).
 	Fetch *fetch.Options
+	// Fetcher, when set, is the fetcher a form harvest sends its requests
+	// through instead of one of its own (a harvest shares its crawl's, so
+	// that each host gets one request at a time); Surface leaves it open.
+	Fetcher *fetch.Fetcher
 	// NoProbe turns off the size probes (surface.Options.NoProbe).
 	NoProbe bool
 	// PluginDirs are searched before the bundled plugins.
@@ -343,6 +347,10 @@ func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, ar
 	if !ok {
 		return nil, &OptionError{Option: "form", Err: fmt.Errorf("%s: no such form in %s (see `dwcrawl forms --dir %s`)", id, db.Dir(), db.Dir())}
 	}
+	f.ID = id
+	if opt.Fetcher != nil {
+		return formInterface(f, opt, opt.Fetcher, func() {}, false)
+	}
 	fo, stop, testbed, err := testbedFetch(db)
 	if err != nil {
 		return nil, err
@@ -371,14 +379,29 @@ func openFormInterface(ctx context.Context, opt SurfaceOptions, db *store.DB, ar
 		stop()
 		return nil, err
 	}
+	return formInterface(f, opt, fr, stop, true)
+}
+
+// formInterface is the searcher of form f over fetcher fr; close calls
+// stop, and closes fr when the interface owns it.
+func formInterface(f store.Form, opt SurfaceOptions, fr *fetch.Fetcher, stop func(), owns bool) (*surfaceInterface, error) {
+	closeAll := func() {
+		if owns {
+			fr.Close()
+		}
+		stop()
+	}
 	cf := &countingFetcher{f: fr, max: int64(opt.MaxRequests)}
 	fs, err := surface.NewFormSearcher(f, cf, surface.FormOptions{Details: opt.Details, Browse: opt.Browse, Selectors: formSelectors(opt.Sites, f)})
 	if err != nil {
-		fr.Close()
-		stop()
+		closeAll()
 		return nil, &OptionError{Option: "form", Err: err}
 	}
-	return &surfaceInterface{searcher: fs, name: "form:" + id, form: fs, requests: cf, close: func() { fr.Close(); stop() }, fetcher: fr}, nil
+	si := &surfaceInterface{searcher: fs, name: "form:" + f.ID, form: fs, requests: cf, close: closeAll}
+	if owns {
+		si.fetcher = fr // its archive errors are this run's
+	}
+	return si, nil
 }
 
 // countingFetcher counts the requests of a form harvest and refuses those
