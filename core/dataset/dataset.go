@@ -1,0 +1,290 @@
+package dataset
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/surface"
+	"github.com/dwcrawl/dwcrawl/store"
+)
+
+// FormPrefix starts the source name of a database surfaced through a
+// recorded form: "form:" followed by the form's ID.
+const FormPrefix = "form:"
+
+// Record is one exported record: its provenance, its signature and links,
+// and its content.
+type Record struct {
+	// Record identifies the record in the crawl directory: its source and
+	// its download number there, "SOURCE/SEQ".
+	Record string `json:"record"`
+	// Source is the journal's source name: "form:ID" for a recorded form,
+	// else the keyword plugin or API URL it was surfaced through.
+	Source string `json:"source"`
+	// Interface is the interface's ID: the form ID of a form source, else
+	// the source name.
+	Interface string `json:"interface"`
+	// Site is the host[:port] the interface answers from ("" unknown).
+	Site string `json:"site"`
+	// Query is the text of the query that downloaded the record first,
+	// QueryN its number among the source's queries (from 1).
+	Query  string `json:"query"`
+	QueryN int    `json:"query_n"`
+	URL    string `json:"url"`
+	// Time is when that query was answered; nil for data journaled
+	// without times.
+	Time *time.Time `json:"time"`
+	// ID is the record's own ID at its interface ("" none); Key the key it
+	// is stored under; Seq its download order within the source, from 1.
+	ID  string `json:"id"`
+	Key string `json:"key"`
+	Seq int    `json:"seq"`
+	// Signature is Signature of the record; SameAs the Record IDs of the
+	// records of other sources with the same signature, sorted.
+	Signature string            `json:"signature"`
+	SameAs    []string          `json:"same_as"`
+	Text      string            `json:"text"`
+	Fields    map[string]string `json:"fields"`
+}
+
+// Database is one source of a crawl directory: what `docs --list` shows.
+type Database struct {
+	Source    string `json:"source"`
+	Interface string `json:"interface"`
+	Site      string `json:"site"`
+	// Verdict is the probe decision on the form ("" when not probed or
+	// not a form).
+	Verdict string `json:"verdict,omitempty"`
+	Records int    `json:"records"`
+	Queries int    `json:"queries"`
+	// Linked is the number of its records that have a same-signature
+	// record in another source.
+	Linked int `json:"linked"`
+	// The last journaled coverage estimate: the fraction of the database
+	// downloaded, its interval, the estimator and the query it was made
+	// after (absent when none was made).
+	CoverageEstimate *float64 `json:"coverage_estimate"`
+	CoverageLow      *float64 `json:"coverage_low,omitempty"`
+	CoverageHigh     *float64 `json:"coverage_high,omitempty"`
+	Estimator        string   `json:"estimator,omitempty"`
+	EstimateQuery    int      `json:"estimate_query,omitempty"`
+}
+
+// ref is what Load keeps of a record: enough to find it again and link it.
+type ref struct {
+	source string
+	key    string
+	seq    int
+	sig    string
+}
+
+func (r ref) id() string { return r.source + "/" + strconv.Itoa(r.seq) }
+
+// query is what a record's provenance takes from the query log.
+type query struct {
+	text string
+	time int64 // unix ms, 0 unknown
+}
+
+// Dataset is the index of the records of a crawl directory built by Load:
+// their order, signatures and field names. Records reads each record again
+// from the store, so memory holds keys and signatures, not texts.
+type Dataset struct {
+	db      *store.DB
+	refs    []ref // every record of every source, by source then Seq
+	sel     []int // indexes of the exported records in refs
+	bySig   map[string][]int
+	fields  []string
+	queries map[string]map[int]query
+	dbs     []Database
+	sources map[string]int // index in dbs
+}
+
+// Load indexes the records of db; source "" selects every source, else
+// only that one is exported (links still span every source). A directory
+// without records gives a Dataset of Len 0.
+func Load(db *store.DB, source string) (*Dataset, error) {
+	d := &Dataset{db: db, bySig: map[string][]int{}, queries: map[string]map[int]query{}, sources: map[string]int{}}
+	fieldSet := map[string]bool{}
+	err := surface.ScanDocs(db, "", func(sd surface.StoredDoc) error {
+		r := ref{source: sd.Source, key: sd.Key, seq: sd.Seq, sig: Signature(sd.Doc)}
+		d.refs = append(d.refs, r)
+		if source == "" || sd.Source == source {
+			for k := range sd.Fields {
+				fieldSet[k] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", db.Dir(), err)
+	}
+	sort.SliceStable(d.refs, func(a, b int) bool {
+		if d.refs[a].source != d.refs[b].source {
+			return d.refs[a].source < d.refs[b].source
+		}
+		return d.refs[a].seq < d.refs[b].seq
+	})
+	for i, r := range d.refs {
+		if r.sig != "" {
+			d.bySig[r.sig] = append(d.bySig[r.sig], i)
+		}
+		if source == "" || r.source == source {
+			d.sel = append(d.sel, i)
+		}
+	}
+	for k := range fieldSet {
+		d.fields = append(d.fields, k)
+	}
+	sort.Strings(d.fields)
+	err = surface.ScanQueries(db, "", func(src string, l surface.QueryLog) error {
+		qs := d.queries[src]
+		if qs == nil {
+			qs = map[int]query{}
+			d.queries[src] = qs
+		}
+		qs[l.N] = query{text: l.Query, time: l.Time}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", db.Dir(), err)
+	}
+	if err := d.listDatabases(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Len is the number of records selected for export.
+func (d *Dataset) Len() int { return len(d.sel) }
+
+// Fields is the union of the field names of the selected records, sorted.
+func (d *Dataset) Fields() []string { return d.fields }
+
+// Databases lists every source of the crawl directory (also those with
+// queries but no record), by source name.
+func (d *Dataset) Databases() []Database { return d.dbs }
+
+func (d *Dataset) listDatabases() error {
+	counts, err := surface.Sources(d.db)
+	if err != nil {
+		return fmt.Errorf("dataset: %s: %w", d.db.Dir(), err)
+	}
+	ests, err := surface.Estimates(d.db)
+	if err != nil {
+		return fmt.Errorf("dataset: %s: %w", d.db.Dir(), err)
+	}
+	names := make([]string, 0, len(counts))
+	for s := range counts {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	for _, s := range names {
+		db := Database{Source: s, Records: counts[s][0], Queries: counts[s][1]}
+		if err := d.describe(&db); err != nil {
+			return err
+		}
+		if l, ok := ests[s]; ok {
+			db.CoverageEstimate, db.CoverageLow, db.CoverageHigh = l.CoverageEstimate, l.CoverageLow, l.CoverageHigh
+			db.Estimator, db.EstimateQuery = l.Estimator, l.N
+		}
+		d.sources[s] = len(d.dbs)
+		d.dbs = append(d.dbs, db)
+	}
+	for _, r := range d.refs {
+		if len(d.sameAs(r)) > 0 {
+			d.dbs[d.sources[r.source]].Linked++
+		}
+	}
+	return nil
+}
+
+// describe fills the interface, site and verdict of a source: a form
+// source's from its recorded form, an API source's from its URL.
+func (d *Dataset) describe(db *Database) error {
+	db.Interface = db.Source
+	if id, ok := strings.CutPrefix(db.Source, FormPrefix); ok {
+		db.Interface = id
+		f, found, err := d.db.GetForm(id)
+		if err != nil {
+			return fmt.Errorf("dataset: source %s: %w", db.Source, err)
+		}
+		if found {
+			db.Site = hostOf(f.Action, f.PageURL, f.Site)
+			if f.Probe != nil {
+				db.Verdict = f.Probe.Decision
+			}
+		}
+		return nil
+	}
+	if strings.HasPrefix(db.Source, "http://") || strings.HasPrefix(db.Source, "https://") {
+		db.Site = hostOf(db.Source)
+	}
+	return nil
+}
+
+// hostOf is the lower-case host[:port] of the first of urls that has one.
+func hostOf(urls ...string) string {
+	for _, s := range urls {
+		if u, err := url.Parse(s); err == nil && u.Host != "" {
+			return strings.ToLower(u.Host)
+		}
+	}
+	return ""
+}
+
+// sameAs lists the record IDs of the other sources' records with r's
+// signature.
+func (d *Dataset) sameAs(r ref) []string {
+	if r.sig == "" {
+		return nil
+	}
+	var out []string
+	for _, i := range d.bySig[r.sig] {
+		if o := d.refs[i]; o.source != r.source {
+			out = append(out, o.id())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Records calls fn with each selected record, by source then download
+// order, read again from the store.
+func (d *Dataset) Records(fn func(Record) error) error {
+	for _, i := range d.sel {
+		r := d.refs[i]
+		sd, ok, err := surface.GetDoc(d.db, r.source, r.key)
+		if err != nil {
+			return fmt.Errorf("dataset: record %s: %w", r.id(), err)
+		}
+		if !ok {
+			return fmt.Errorf("dataset: record %s (key %q) vanished from %s", r.id(), r.key, d.db.Dir())
+		}
+		db := d.dbs[d.sources[r.source]]
+		q := d.queries[r.source][sd.Query]
+		rec := Record{
+			Record: r.id(), Source: r.source, Interface: db.Interface, Site: db.Site,
+			Query: q.text, QueryN: sd.Query, URL: sd.URL, ID: sd.ID, Key: sd.Key, Seq: sd.Seq,
+			Signature: r.sig, SameAs: d.sameAs(r), Text: sd.Text, Fields: sd.Fields,
+		}
+		if q.time > 0 {
+			t := time.UnixMilli(q.time).UTC()
+			rec.Time = &t
+		}
+		if rec.SameAs == nil {
+			rec.SameAs = []string{}
+		}
+		if rec.Fields == nil {
+			rec.Fields = map[string]string{}
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
