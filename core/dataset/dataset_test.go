@@ -29,9 +29,9 @@ import (
 // without query times (data written before times were kept).
 type fixture struct {
 	db    *store.DB
-	forms map[string]store.Form       // by source
+	forms map[string]store.Form         // by source
 	logs  map[string][]surface.QueryLog // by source
-	paper map[string]string           // record key (any source) → the original paper's title, lower-cased
+	paper map[string]string             // record key (any source) → the original paper's title, lower-cased
 }
 
 const (
