@@ -43,9 +43,14 @@ type Record struct {
 	ID  string `json:"id"`
 	Key string `json:"key"`
 	Seq int    `json:"seq"`
-	// Signature is Signature of the record; SameAs the Record IDs of the
-	// records of other sources with the same signature, sorted.
+	// Signature identifies the record's content: its title's signature
+	// where titles identify the records of its database, else its text's
+	// ("" for a record of too few words, never linked). Group is the
+	// Record ID of the first record of the records that are the same as it
+	// (its own when none is); SameAs lists those of other sources, sorted.
+	// docs/dataset.md gives the rule.
 	Signature string            `json:"signature"`
+	Group     string            `json:"group"`
 	SameAs    []string          `json:"same_as"`
 	Text      string            `json:"text"`
 	Fields    map[string]string `json:"fields"`
@@ -79,7 +84,18 @@ type ref struct {
 	source string
 	key    string
 	seq    int
-	sig    string
+	title  string // TitleSignature, kept only where titles identify records
+	text   string // TextSignature
+	group  int    // index in refs of the first record of its group
+}
+
+// sig is the signature a record is known by: its title's where titles
+// identify the records of its database, else its text's.
+func (r ref) sig() string {
+	if r.title != "" {
+		return r.title
+	}
+	return r.text
 }
 
 func (r ref) id() string { return r.source + "/" + strconv.Itoa(r.seq) }
@@ -97,7 +113,7 @@ type Dataset struct {
 	db      *store.DB
 	refs    []ref // every record of every source, by source then Seq
 	sel     []int // indexes of the exported records in refs
-	bySig   map[string][]int
+	groups  map[int][]int // group → its records (indexes in refs), of groups of several records
 	fields  []string
 	queries map[string]map[int]query
 	dbs     []Database
@@ -108,10 +124,10 @@ type Dataset struct {
 // only that one is exported (links still span every source). A directory
 // without records gives a Dataset of Len 0.
 func Load(db *store.DB, source string) (*Dataset, error) {
-	d := &Dataset{db: db, bySig: map[string][]int{}, queries: map[string]map[int]query{}, sources: map[string]int{}}
+	d := &Dataset{db: db, queries: map[string]map[int]query{}, sources: map[string]int{}}
 	fieldSet := map[string]bool{}
 	err := surface.ScanDocs(db, "", func(sd surface.StoredDoc) error {
-		r := ref{source: sd.Source, key: sd.Key, seq: sd.Seq, sig: Signature(sd.Doc)}
+		r := ref{source: sd.Source, key: sd.Key, seq: sd.Seq, title: TitleSignature(sd.Doc), text: TextSignature(sd.Doc)}
 		d.refs = append(d.refs, r)
 		if source == "" || sd.Source == source {
 			for k := range sd.Fields {
@@ -129,10 +145,8 @@ func Load(db *store.DB, source string) (*Dataset, error) {
 		}
 		return d.refs[a].seq < d.refs[b].seq
 	})
+	d.link()
 	for i, r := range d.refs {
-		if r.sig != "" {
-			d.bySig[r.sig] = append(d.bySig[r.sig], i)
-		}
 		if source == "" || r.source == source {
 			d.sel = append(d.sel, i)
 		}
@@ -237,14 +251,82 @@ func hostOf(urls ...string) string {
 	return ""
 }
 
-// sameAs lists the record IDs of the other sources' records with r's
-// signature.
-func (d *Dataset) sameAs(r ref) []string {
-	if r.sig == "" {
-		return nil
+// link groups the records that are the same: two records are the same
+// when their texts have the same signature, or their titles do where each
+// title identifies its record in its own database (no other record of the
+// database has it, and at most MaxRepeatedTitles of the database's titled
+// records share their title). Groups are closed under both links.
+func (d *Dataset) link() {
+	type titleKey struct{ source, sig string }
+	count := map[titleKey]int{}
+	titled := map[string]int{}
+	for _, r := range d.refs {
+		if r.title != "" {
+			count[titleKey{r.source, r.title}]++
+			titled[r.source]++
+		}
 	}
+	repeated := map[string]int{}
+	for k, n := range count {
+		if n > 1 {
+			repeated[k.source] += n
+		}
+	}
+	for i := range d.refs {
+		r := &d.refs[i]
+		if r.title != "" && (count[titleKey{r.source, r.title}] > 1 || float64(repeated[r.source]) > MaxRepeatedTitles*float64(titled[r.source])) {
+			r.title = ""
+		}
+	}
+	// union-find over the records, the root of a group its first record
+	parent := make([]int, len(d.refs))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	union := func(a, b int) {
+		if ra, rb := find(a), find(b); ra != rb {
+			parent[max(ra, rb)] = min(ra, rb)
+		}
+	}
+	first := map[string]int{} // signature → first record with it; titles and texts apart
+	for i, r := range d.refs {
+		for _, s := range []string{"title:" + r.title, "text:" + r.text} {
+			if strings.HasSuffix(s, ":") {
+				continue
+			}
+			if j, ok := first[s]; ok {
+				union(i, j)
+			} else {
+				first[s] = i
+			}
+		}
+	}
+	d.groups = map[int][]int{}
+	for i := range d.refs {
+		g := find(i)
+		d.refs[i].group = g
+		d.groups[g] = append(d.groups[g], i)
+	}
+	for g, members := range d.groups {
+		if len(members) == 1 {
+			delete(d.groups, g)
+		}
+	}
+}
+
+// sameAs lists the record IDs of the other sources' records of r's group,
+// sorted.
+func (d *Dataset) sameAs(r ref) []string {
 	var out []string
-	for _, i := range d.bySig[r.sig] {
+	for _, i := range d.groups[r.group] {
 		if o := d.refs[i]; o.source != r.source {
 			out = append(out, o.id())
 		}
@@ -270,7 +352,7 @@ func (d *Dataset) Records(fn func(Record) error) error {
 		rec := Record{
 			Record: r.id(), Source: r.source, Interface: db.Interface, Site: db.Site,
 			Query: q.text, QueryN: sd.Query, URL: sd.URL, ID: sd.ID, Key: sd.Key, Seq: sd.Seq,
-			Signature: r.sig, SameAs: d.sameAs(r), Text: sd.Text, Fields: sd.Fields,
+			Signature: r.sig(), Group: d.refs[r.group].id(), SameAs: d.sameAs(r), Text: sd.Text, Fields: sd.Fields,
 		}
 		if q.time > 0 {
 			t := time.UnixMilli(q.time).UTC()

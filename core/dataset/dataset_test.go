@@ -202,14 +202,25 @@ func TestLinking(t *testing.T) {
 	for _, r := range recs {
 		byRecord[r.Record] = r
 	}
+	// how often each original title was downloaded per source: a title
+	// links only where it is its source's only record with that title
+	titles := map[string]map[string]int{}
+	for _, r := range recs {
+		if title, ok := fx.paper[r.Key]; ok {
+			if titles[r.Source] == nil {
+				titles[r.Source] = map[string]int{}
+			}
+			titles[r.Source][title]++
+		}
+	}
 	linked, shared := 0, 0
 	for _, r := range recs {
-		// the truth: the records of other sources that are the same paper
-		// (the same original title), whatever the mirror did to it
+		// the truth: the records of other sources with the same original
+		// title, whatever the mirror did to it, where it is unique
 		var want []string
-		if title, ok := fx.paper[r.Key]; ok {
+		if title, ok := fx.paper[r.Key]; ok && titles[r.Source][title] == 1 {
 			for _, o := range recs {
-				if o.Source != r.Source && fx.paper[o.Key] == title {
+				if o.Source != r.Source && fx.paper[o.Key] == title && titles[o.Source][title] == 1 {
 					want = append(want, o.Record)
 					if strings.TrimPrefix(o.Key, "id:m-") == strings.TrimPrefix(r.Key, "id:") {
 						shared++
@@ -228,12 +239,14 @@ func TestLinking(t *testing.T) {
 			t.Errorf("record %s (%q): same_as %v, want %v", r.Record, r.Fields, r.SameAs, want)
 		}
 		for _, o := range r.SameAs {
-			if byRecord[o].Signature != r.Signature || !slices.Contains(byRecord[o].SameAs, r.Record) {
-				t.Errorf("%s links %s, which does not link back or has another signature", r.Record, o)
+			if byRecord[o].Group != r.Group || !slices.Contains(byRecord[o].SameAs, r.Record) {
+				t.Errorf("%s links %s, which does not link back or is of another group", r.Record, o)
 			}
 		}
 		if len(r.SameAs) > 0 {
 			linked++
+		} else if r.Group != r.Record {
+			t.Errorf("record %s links nothing but is of group %s", r.Record, r.Group)
 		}
 	}
 	// the fixture must exercise links: papers downloaded from both sides
@@ -251,31 +264,95 @@ func TestLinking(t *testing.T) {
 }
 
 func TestSignature(t *testing.T) {
+	title := func(s string) keyword.Doc { return keyword.Doc{Fields: map[string]string{"title": s}} }
 	cases := []struct {
 		name string
+		sig  func(keyword.Doc) string
 		a, b keyword.Doc
 		same bool
 	}{
-		{"title case, accents, punctuation", keyword.Doc{Fields: map[string]string{"title": "Café  au lait: a study"}},
+		{"title: case, accents, punctuation", TitleSignature, title("Café  au lait: a study"),
 			keyword.Doc{Text: "other text", Fields: map[string]string{"Title": "CAFE AU-LAIT — A STUDY!"}}, true},
-		{"different titles", keyword.Doc{Fields: map[string]string{"title": "Deep web crawling"}}, keyword.Doc{Fields: map[string]string{"title": "Deep web surfacing"}}, false},
-		{"one-word title: the text decides", keyword.Doc{Text: "Zebra crossings", Fields: map[string]string{"title": "Zebra"}},
-			keyword.Doc{Text: "Zebra finches", Fields: map[string]string{"title": "Zebra"}}, false},
-		{"text when no title", keyword.Doc{Text: "Ford  Focus, 2011"}, keyword.Doc{Text: "ford focus 2011", URL: "http://b/"}, true},
-		{"fields when no title or text", keyword.Doc{Fields: map[string]string{"make": "Ford", "model": "Focus"}},
-			keyword.Doc{Fields: map[string]string{"a": "ford", "b": "FOCUS"}}, true},
-		{"full-width digits fold", keyword.Doc{Text: "Route ６６"}, keyword.Doc{Text: "route 66"}, true},
+		{"different titles", TitleSignature, title("Deep web crawling"), title("Deep web surfacing"), false},
+		{"text: spacing and punctuation", TextSignature, keyword.Doc{Text: "Ford  Focus, 2011"}, keyword.Doc{Text: "ford focus 2011", URL: "http://b/"}, true},
+		{"text: other words", TextSignature, keyword.Doc{Text: "Ford Focus 2011"}, keyword.Doc{Text: "Ford Focus 2012"}, false},
+		{"field values when no text", TextSignature, keyword.Doc{Fields: map[string]string{"make": "Ford", "model": "Focus", "y": "2011"}},
+			keyword.Doc{Fields: map[string]string{"a": "ford", "b": "FOCUS", "c": "2011"}}, true},
+		{"full-width digits fold", TextSignature, keyword.Doc{Text: "Route ６６ east"}, keyword.Doc{Text: "route 66 east"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sa, sb := Signature(c.a), Signature(c.b)
+			sa, sb := c.sig(c.a), c.sig(c.b)
 			if sa == "" || sb == "" || (sa == sb) != c.same {
-				t.Fatalf("signatures %q %q (bases %q %q), same = %v", sa, sb, Basis(c.a), Basis(c.b), c.same)
+				t.Fatalf("signatures %q %q, same = %v", sa, sb, c.same)
 			}
 		})
 	}
-	if s := Signature(keyword.Doc{URL: "http://x/", Text: " ,;"}); s != "" {
-		t.Fatalf("a record without words has signature %q", s)
+	for _, d := range []keyword.Doc{title("Zebra"), {Text: "Ford Focus"}, {Text: " ,;"}} {
+		if s, s2 := TitleSignature(d), TextSignature(d); s != "" || s2 != "" {
+			t.Fatalf("%+v: too few words to identify it, signatures %q %q", d, s, s2)
+		}
+	}
+}
+
+// TestLinkRules checks the grouping rule on small databases.
+func TestLinkRules(t *testing.T) {
+	car := func(title, text string) keyword.Doc {
+		return keyword.Doc{URL: "http://x/" + Normalize(text), Text: text, Fields: map[string]string{"title": title}}
+	}
+	cases := []struct {
+		name string
+		dbs  map[string][]keyword.Doc
+		want map[string][]string // record → same_as (records absent: none)
+	}{
+		{"titles repeated in a database: the text decides", map[string][]keyword.Doc{
+			"a": {car("Ford Focus", "Ford Focus 2011 red 42000 km"), car("Ford Focus", "Ford Focus 2015 blue 9000 km"), car("Ford Focus", "Ford Focus 2009 grey")},
+			"b": {car("Ford Focus", "FORD FOCUS 2015, blue, 9000 km")},
+		}, map[string][]string{"a/2": {"b/1"}, "b/1": {"a/2"}}},
+		{"unique titles link, across other texts", map[string][]keyword.Doc{
+			"a": {car("Deep web crawling", "Deep web crawling, Smith 2001"), car("Form surfacing", "Form surfacing, Jones 2003")},
+			"b": {car("DEEP WEB CRAWLING", "deep web crawling by j smith")},
+		}, map[string][]string{"a/1": {"b/1"}, "b/1": {"a/1"}}},
+		{"links are transitive", map[string][]keyword.Doc{
+			"a": {car("Deep web crawling", "Deep web crawling, Smith 2001")},
+			"b": {car("deep web crawling", "crawling the deep web, 2001 paper")},
+			"c": {{Text: "Crawling the deep web (2001 paper)"}},
+		}, map[string][]string{"a/1": {"b/1", "c/1"}, "b/1": {"a/1", "c/1"}, "c/1": {"a/1", "b/1"}}},
+		{"the same database twice is a group, not a link", map[string][]keyword.Doc{
+			"a": {car("One", "the same text here"), {URL: "http://x/2", Text: "The same text, here"}},
+		}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db, err := store.Open(filepath.Join(t.TempDir(), "crawl"), store.Options{NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for src, docs := range c.dbs {
+				e := surface.Entry{Log: surface.QueryLog{N: 1, Query: "q"}}
+				for _, d := range docs {
+					e.Results, e.Fresh, e.Docs = append(e.Results, d.Key()), append(e.Fresh, d.Key()), append(e.Docs, d)
+				}
+				if err := (&surface.StoreJournal{DB: db, Source: src}).Append(context.Background(), e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, err := Load(db, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups := map[string][]string{}
+			for _, r := range all(t, d) {
+				if !slices.Equal(r.SameAs, c.want[r.Record]) && len(r.SameAs)+len(c.want[r.Record]) > 0 {
+					t.Errorf("%s (%q): same_as %v, want %v", r.Record, r.Text, r.SameAs, c.want[r.Record])
+				}
+				groups[r.Group] = append(groups[r.Group], r.Record)
+			}
+			if c.want == nil && len(groups) != 1 {
+				t.Errorf("groups %v, want one", groups)
+			}
+		})
 	}
 }
 
@@ -316,7 +393,7 @@ var readBack = map[Format]func(t *testing.T, b []byte) []Record{
 				col[h] = row[i]
 			}
 			r.Record, r.Source, r.Interface, r.Site, r.Query, r.URL = col["record"], col["source"], col["interface"], col["site"], col["query"], col["url"]
-			r.ID, r.Key, r.Signature, r.Text = col["id"], col["key"], col["signature"], col["text"]
+			r.ID, r.Key, r.Signature, r.Group, r.Text = col["id"], col["key"], col["signature"], col["group"], col["text"]
 			r.QueryN, _ = strconv.Atoi(col["query_n"])
 			r.Seq, _ = strconv.Atoi(col["seq"])
 			if col["same_as"] != "" {
@@ -346,7 +423,7 @@ var readBack = map[Format]func(t *testing.T, b []byte) []Record{
 			}
 			s := func(k string) string { v, _ := m[k].(string); return v }
 			r := Record{Record: s("record"), Source: s("source"), Interface: s("interface"), Site: s("site"), Query: s("query"), URL: s("url"),
-				ID: s("id"), Key: s("key"), Signature: s("signature"), Text: s("text"), Fields: map[string]string{}, SameAs: []string{}}
+				ID: s("id"), Key: s("key"), Signature: s("signature"), Group: s("group"), Text: s("text"), Fields: map[string]string{}, SameAs: []string{}}
 			r.QueryN, r.Seq = int(m["query_n"].(int64)), int(m["seq"].(int64))
 			if ms, ok := m["time"].(int64); ok {
 				tm := time.UnixMilli(ms).UTC()

@@ -14,10 +14,18 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/keyword"
 )
 
-// MinTitleWords is the number of words a title needs to identify a record
-// on its own: a one-word title ("Home", "1776") names too many things, so
-// such records are identified by their text.
+// MinTitleWords is the number of words a title needs to identify a record:
+// a one-word title ("Home", "1776") names too many things.
 const MinTitleWords = 2
+
+// MinTextWords is the number of words a text needs to identify a record.
+const MinTextWords = 3
+
+// MaxRepeatedTitles is the share of a database's titled records whose title
+// another of its records also has, above which titles are not a key of that
+// database (car listings titled by make and model) and its records are
+// linked by their texts only.
+const MaxRepeatedTitles = 0.1
 
 // Normalize folds s for comparison: compatibility decomposition with the
 // accents dropped ("Café" → "cafe"), lower case, every run of characters
@@ -38,44 +46,50 @@ func Normalize(s string) string {
 	return strings.Join(words, " ")
 }
 
-// Basis is what a record's signature is computed from: its normalised
-// title (the field named "title", in any case) when that has at least
-// MinTitleWords words, else its normalised text, else its normalised field
-// values in field-name order; "" when the record has none of them.
-func Basis(d keyword.Doc) string {
-	keys := make([]string, 0, len(d.Fields))
-	for k := range d.Fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+// TitleSignature is the signature of d's title (its field named "title",
+// in any case), "" when it has fewer than MinTitleWords words.
+func TitleSignature(d keyword.Doc) string {
+	keys := sortedKeys(d.Fields)
 	for _, k := range keys {
 		if strings.EqualFold(k, "title") {
 			if t := Normalize(d.Fields[k]); len(strings.Fields(t)) >= MinTitleWords {
-				return t
+				return hash(t)
 			}
 		}
 	}
-	if t := Normalize(d.Text); t != "" {
-		return t
-	}
-	vals := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if v := Normalize(d.Fields[k]); v != "" {
-			vals = append(vals, v)
-		}
-	}
-	return strings.Join(vals, " ")
+	return ""
 }
 
-// Signature identifies a record across databases: 16 hex digits of SHA-256
-// over its Basis, so two records whose titles (or texts) differ only in
-// case, accents, spacing or punctuation have the same signature. It is ""
-// for a record with no title, text or field, which is never linked.
-func Signature(d keyword.Doc) string {
-	b := Basis(d)
-	if b == "" {
+// TextSignature is the signature of d's text (else of its field values in
+// field-name order), "" when that has fewer than MinTextWords words.
+func TextSignature(d keyword.Doc) string {
+	t := Normalize(d.Text)
+	if t == "" {
+		var vals []string
+		for _, k := range sortedKeys(d.Fields) {
+			if v := Normalize(d.Fields[k]); v != "" {
+				vals = append(vals, v)
+			}
+		}
+		t = strings.Join(vals, " ")
+	}
+	if len(strings.Fields(t)) < MinTextWords {
 		return ""
 	}
-	h := sha256.Sum256([]byte(b))
+	return hash(t)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// hash is 16 hex digits of SHA-256 over a normalised basis.
+func hash(basis string) string {
+	h := sha256.Sum256([]byte(basis))
 	return hex.EncodeToString(h[:8])
 }

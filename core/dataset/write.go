@@ -42,7 +42,7 @@ const FieldPrefix = "fields."
 // Columns are the provenance and content columns of CSV and Parquet, in CSV
 // order (Parquet sorts its columns by name); the field columns follow.
 var Columns = []string{"record", "source", "interface", "site", "query", "query_n", "url", "time",
-	"id", "key", "seq", "signature", "same_as", "text"}
+	"id", "key", "seq", "signature", "group", "same_as", "text"}
 
 // TimeLayout is RFC 3339 with milliseconds, the precision of the query log.
 const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
@@ -84,7 +84,7 @@ func (r Record) columns() []string {
 		t = r.Time.Format(TimeLayout)
 	}
 	return []string{r.Record, r.Source, r.Interface, r.Site, r.Query, strconv.Itoa(r.QueryN), r.URL, t,
-		r.ID, r.Key, strconv.Itoa(r.Seq), r.Signature, strings.Join(r.SameAs, " "), r.Text}
+		r.ID, r.Key, strconv.Itoa(r.Seq), r.Signature, r.Group, strings.Join(r.SameAs, " "), r.Text}
 }
 
 func (d *Dataset) writeCSV(w io.Writer) (int, error) {
