@@ -111,8 +111,8 @@ type query struct {
 // from the store, so memory holds keys and signatures, not texts.
 type Dataset struct {
 	db      *store.DB
-	refs    []ref // every record of every source, by source then Seq
-	sel     []int // indexes of the exported records in refs
+	refs    []ref         // every record of every source, by source then Seq
+	sel     []int         // indexes of the exported records in refs
 	groups  map[int][]int // group → its records (indexes in refs), of groups of several records
 	fields  []string
 	queries map[string]map[int]query
