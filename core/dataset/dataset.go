@@ -155,6 +155,7 @@ func Load(db *store.DB, source string) (*Dataset, error) {
 		d.fields = append(d.fields, k)
 	}
 	sort.Strings(d.fields)
+	ests := map[string]surface.QueryLog{} // the last log line of each source with an estimate
 	err = surface.ScanQueries(db, "", func(src string, l surface.QueryLog) error {
 		qs := d.queries[src]
 		if qs == nil {
@@ -162,12 +163,15 @@ func Load(db *store.DB, source string) (*Dataset, error) {
 			d.queries[src] = qs
 		}
 		qs[l.N] = query{text: l.Query, time: l.Time}
+		if l.Estimator != "" && l.N >= ests[src].N {
+			ests[src] = l
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %s: %w", db.Dir(), err)
 	}
-	if err := d.listDatabases(); err != nil {
+	if err := d.listDatabases(ests); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -183,22 +187,24 @@ func (d *Dataset) Fields() []string { return d.fields }
 // queries but no record), by source name.
 func (d *Dataset) Databases() []Database { return d.dbs }
 
-func (d *Dataset) listDatabases() error {
-	counts, err := surface.Sources(d.db)
-	if err != nil {
-		return fmt.Errorf("dataset: %s: %w", d.db.Dir(), err)
+// listDatabases describes every source that has records or queries.
+func (d *Dataset) listDatabases(ests map[string]surface.QueryLog) error {
+	records := map[string]int{}
+	for _, r := range d.refs {
+		records[r.source]++
 	}
-	ests, err := surface.Estimates(d.db)
-	if err != nil {
-		return fmt.Errorf("dataset: %s: %w", d.db.Dir(), err)
-	}
-	names := make([]string, 0, len(counts))
-	for s := range counts {
+	names := make([]string, 0, len(records))
+	for s := range records {
 		names = append(names, s)
+	}
+	for s := range d.queries {
+		if records[s] == 0 {
+			names = append(names, s)
+		}
 	}
 	sort.Strings(names)
 	for _, s := range names {
-		db := Database{Source: s, Records: counts[s][0], Queries: counts[s][1]}
+		db := Database{Source: s, Records: records[s], Queries: len(d.queries[s])}
 		if err := d.describe(&db); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
@@ -35,10 +36,12 @@ func Normalize(s string) string {
 	if s == "" {
 		return ""
 	}
-	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	folded, _, err := transform.String(t, s)
-	if err != nil {
-		folded = s
+	folded := s
+	if !isASCII(s) {
+		t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+		if f, _, err := transform.String(t, s); err == nil {
+			folded = f
+		}
 	}
 	words := strings.FieldsFunc(strings.ToLower(folded), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
@@ -92,4 +95,13 @@ func sortedKeys(m map[string]string) []string {
 func hash(basis string) string {
 	h := sha256.Sum256([]byte(basis))
 	return hex.EncodeToString(h[:8])
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
