@@ -66,7 +66,7 @@ func runDocs(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("list") {
-		return writeDatabases(c.App.Writer, ds, c.Bool("json"), dir)
+		return writeDatabases(c.App.Writer, ds.Databases(), c.String("source"), c.Bool("json"), dir)
 	}
 	if ds.Len() == 0 {
 		if src := c.String("source"); src != "" {
@@ -119,10 +119,15 @@ func writeFileAtomic(path string, write func(io.Writer) (int, error)) (int, erro
 	return n, nil
 }
 
-// writeDatabases prints the databases of a crawl directory as a table or
-// JSON.
-func writeDatabases(w io.Writer, ds *dataset.Dataset, asJSON bool, dir string) error {
-	dbs := ds.Databases()
+// writeDatabases prints the databases of a crawl directory (only source's
+// when not "") as a table or JSON.
+func writeDatabases(w io.Writer, all []dataset.Database, source string, asJSON bool, dir string) error {
+	dbs := []dataset.Database{}
+	for _, d := range all {
+		if source == "" || d.Source == source {
+			dbs = append(dbs, d)
+		}
+	}
 	if asJSON {
 		records := 0
 		for _, d := range dbs {
@@ -133,7 +138,11 @@ func writeDatabases(w io.Writer, ds *dataset.Dataset, asJSON bool, dir string) e
 		return enc.Encode(struct {
 			Databases []dataset.Database `json:"databases"`
 			Records   int                `json:"records"`
-		}{append([]dataset.Database{}, dbs...), records})
+		}{dbs, records})
+	}
+	if len(dbs) == 0 && source != "" {
+		_, err := fmt.Fprintf(w, "no database %q in %s (`dwcrawl docs --dir %s --list` lists them all)\n", source, dir, dir)
+		return err
 	}
 	if len(dbs) == 0 {
 		_, err := fmt.Fprintf(w, "no databases surfaced in %s (`dwcrawl surface --form ID` or `dwcrawl harvest PROFILE` with --dir %s)\n", dir, dir)

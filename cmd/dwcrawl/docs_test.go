@@ -217,6 +217,10 @@ func TestDocsList(t *testing.T) {
 	if !strings.Contains(lines[3], "3 records, 2 linked") {
 		t.Fatalf("total line %q", lines[3])
 	}
+	out, err = runCLI(t, "docs", "--dir", dir, "--list", "--source", sources[1])
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); err != nil || len(lines) != 3 || !strings.HasPrefix(lines[1], sources[1]+" ") {
+		t.Fatalf("--list --source %s: %q %v", sources[1], out, err)
+	}
 	out, err = runCLI(t, "docs", "--dir", dir, "--list", "--json")
 	if err != nil {
 		t.Fatal(err)
