@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,9 +216,14 @@ func (d *Dataset) listDatabases(ests map[string]surface.QueryLog) error {
 		d.sources[s] = len(d.dbs)
 		d.dbs = append(d.dbs, db)
 	}
-	for _, r := range d.refs {
-		if len(d.sameAs(r)) > 0 {
-			d.dbs[d.sources[r.source]].Linked++
+	// a group of records of several sources links each of its records
+	for _, members := range d.groups {
+		src := d.refs[members[0]].source
+		if !slices.ContainsFunc(members, func(i int) bool { return d.refs[i].source != src }) {
+			continue
+		}
+		for _, i := range members {
+			d.dbs[d.sources[d.refs[i].source]].Linked++
 		}
 	}
 	return nil
@@ -289,8 +295,7 @@ func (d *Dataset) link() {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
