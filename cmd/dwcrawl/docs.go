@@ -28,8 +28,9 @@ func init() {
 			"  query      the text of the query that downloaded it first (query_n: its number)\n" +
 			"  url, time  the record's URL; when the query was answered (RFC 3339, empty for old data)\n" +
 			"  id, key, seq, text, fields\n" +
-			"  signature  the record's normalised title (else text) hashed; same_as: the records of\n" +
-			"             other databases with the same signature (docs/dataset.md gives the rule)\n" +
+			"  signature  its normalised title hashed where titles identify its database's records,\n" +
+			"             else its text's; group, same_as: the records that are the same (equal texts,\n" +
+			"             or equal identifying titles), same_as those of other databases (docs/dataset.md)\n" +
 			"jsonl writes one object per record; csv a header row, a column per value above and one\n" +
 			"per field name seen (fields.NAME); parquet the same columns (fields a group of optional\n" +
 			"strings, same_as a list, time a UTC timestamp). --list prints the databases with their record\n" +
