@@ -88,7 +88,7 @@ func TestSurfaceCommandResumeAndDocs(t *testing.T) {
 				t.Fatalf("estimate of the resumed run: %s", out)
 			}
 			list, err := runCLI(t, "docs", "--dir", dir, "--list")
-			if err != nil || !strings.Contains(list, "est. coverage") {
+			if err != nil || !strings.Contains(list, "coverage") || !strings.Contains(list, s2.Estimator) {
 				t.Fatalf("docs --list: %q, %v", list, err)
 			}
 			out, err = runCLI(t, "docs", "--dir", dir, "--format", "jsonl")
@@ -118,9 +118,19 @@ func TestSurfaceCommandResumeAndDocs(t *testing.T) {
 			if n != s2.Docs {
 				t.Fatalf("docs exported %d records, surface reported %d", n, s2.Docs)
 			}
-			out, err = runCLI(t, "docs", "--dir", dir, "--list")
-			if err != nil || !strings.Contains(out, "9 queries") {
-				t.Fatalf("docs --list: %q %v", out, err)
+			out, err = runCLI(t, "docs", "--dir", dir, "--list", "--json")
+			var listed struct {
+				Databases []struct {
+					Source           string
+					Queries, Records int
+					CoverageEstimate *float64 `json:"coverage_estimate"`
+				}
+			}
+			if err != nil || json.Unmarshal([]byte(out), &listed) != nil || len(listed.Databases) != 1 {
+				t.Fatalf("docs --list --json: %q %v", out, err)
+			}
+			if l := listed.Databases[0]; l.Source != s2.Source || l.Queries != 9 || l.Records != s2.Docs || (l.CoverageEstimate == nil) != (s2.CoverageEstimate == nil) {
+				t.Fatalf("docs --list --json: %+v; surface reported %+v", l, s2)
 			}
 		})
 	}

@@ -200,3 +200,46 @@ func ExportDocs(db *store.DB, source string, w io.Writer) (int, error) {
 	}
 	return len(docs), nil
 }
+
+// ScanDocs calls fn for every stored document of source ("" every source),
+// in key order (source, then document key; Seq gives download order).
+func ScanDocs(db *store.DB, source string, fn func(StoredDoc) error) error {
+	var prefix []byte
+	if source != "" {
+		prefix = store.AppendString(nil, source)
+	}
+	return db.ScanJSON(store.TagDocs, prefix, func(k, v []byte) error {
+		var sd StoredDoc
+		if err := json.Unmarshal(v, &sd); err != nil {
+			return fmt.Errorf("surface: stored document %q: %w", k, err)
+		}
+		return fn(sd)
+	})
+}
+
+// GetDoc reads the stored document of source under key (StoredDoc.Key).
+func GetDoc(db *store.DB, source, key string) (StoredDoc, bool, error) {
+	var sd StoredDoc
+	ok, err := db.GetJSON(store.TagDocs, store.AppendString(store.AppendString(nil, source), key), &sd)
+	return sd, ok, err
+}
+
+// ScanQueries calls fn with the log line of every journaled query of
+// source ("" every source), in source then query order.
+func ScanQueries(db *store.DB, source string, fn func(source string, l QueryLog) error) error {
+	var prefix []byte
+	if source != "" {
+		prefix = store.AppendString(nil, source)
+	}
+	return db.ScanJSON(store.TagQueries, prefix, func(k, v []byte) error {
+		src, _, err := store.DecodeString(k)
+		if err != nil {
+			return err
+		}
+		var sq storedQuery
+		if err := json.Unmarshal(v, &sq); err != nil {
+			return fmt.Errorf("surface: stored query of %s: %w", src, err)
+		}
+		return fn(src, sq.Log)
+	})
+}
