@@ -389,7 +389,7 @@ func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *ex
 		}
 	}
 	ex.status, ex.header = hr.StatusCode, hr.Header
-	ex.proto, ex.protoMajor, ex.protoMinor = hr.Proto, hr.ProtoMajor, hr.ProtoMinor
+	ex.proto = hr.Proto
 	if f.opt.Archiver != nil {
 		// the archive keeps every response whole (up to the body limit),
 		// whatever the crawl needs of it
