@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,7 @@ func (c *lookupCache) addrs(ctx context.Context, host string) ([]netip.Addr, err
 	if len(addrs) == 0 {
 		return nil, &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}
 	}
+	addrs = slices.Clone(addrs) // the resolver's, not ours to change
 	for i, a := range addrs {
 		addrs[i] = a.Unmap()
 	}
