@@ -38,12 +38,13 @@ type Spec struct {
 	// Delay, when positive, is the per-host politeness delay (over the
 	// profile's, and over the testbed's none).
 	Delay time.Duration `json:"delay,omitempty"`
-	// AllowPrivate, Resolve, Proxy and Headers are the network options of
-	// the crawl's fetches, the same on every worker.
+	// AllowPrivate, Resolve, Proxy, Headers and PolitePerIP are the network
+	// options of the crawl's fetches, the same on every worker.
 	AllowPrivate bool      `json:"allow_private,omitempty"`
 	Resolve      []string  `json:"resolve,omitempty"`
 	Proxy        string    `json:"proxy,omitempty"`
 	Headers      []string  `json:"headers,omitempty"`
+	PolitePerIP  bool      `json:"polite_per_ip,omitempty"`
 	State        string    `json:"state"`
 	Updated      time.Time `json:"updated"`
 }

@@ -132,9 +132,13 @@ return dw.domain{
   -- home page); `headers` are extra request headers sent to the crawled
   -- sites (never to search engines); User-Agent, Host and Cookie cannot be
   -- set here. Cookies the sites set are kept per crawl in the crawl
-  -- directory and sent back, also after a resume.
+  -- directory and sent back, also after a resume. `per_ip = true` keeps
+  -- `delay` per IP address as well as per host, so host names on one server
+  -- are paced as one (off by default: a CDN puts unrelated sites on one
+  -- address; see docs/politeness.md).
   politeness = {
     delay          = "2s",
+    -- per_ip      = false,
     timeout        = "30s",
     max_body_bytes = 2 * 1024 * 1024,
     -- user_agent  = "dwcrawl/0.1 (+https://github.com/dwcrawl/dwcrawl)",

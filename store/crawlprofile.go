@@ -19,11 +19,12 @@ type CrawlProfile struct {
 }
 
 // Politeness is how a crawl fetched: the delay between two requests to
-// one host, the request timeout, the user agent, the largest body read
+// one host (and, with PerIP, to one address), the request timeout, the user agent, the largest body read
 // and the extra request headers (zero values: the fetcher's defaults,
 // except Delay, which is the delay in force).
 type Politeness struct {
 	Delay        time.Duration     `json:"delay_ns"`
+	PerIP        bool              `json:"per_ip,omitempty"`
 	Timeout      time.Duration     `json:"timeout_ns,omitempty"`
 	UserAgent    string            `json:"user_agent,omitempty"`
 	MaxBodyBytes int64             `json:"max_body_bytes,omitempty"`

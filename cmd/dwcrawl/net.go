@@ -29,6 +29,8 @@ func netFlags() []cli.Flag {
 			"default: HTTP_PROXY, HTTPS_PROXY and NO_PROXY; \"direct\" for none. The address policy is applied to each target before it is sent"},
 		&cli.GenericFlag{Name: "header", Value: &multi{}, Usage: "extra request header `\"Name: value\"` sent to the crawled sites (repeatable; " +
 			"User-Agent replaces the profile's)"},
+		&cli.BoolFlag{Name: "polite-per-ip", Usage: "keep the politeness delay per IP address as well as per host, so host names on one " +
+			"server are paced as one (default per host only: a CDN puts unrelated sites on one address; profile: politeness.per_ip)"},
 	}
 }
 
@@ -39,6 +41,7 @@ func netOptions(c *cli.Context) app.NetOptions {
 		Resolve:      multiValues(c, "resolve"),
 		Proxy:        c.String("proxy"),
 		Headers:      multiValues(c, "header"),
+		PolitePerIP:  c.Bool("polite-per-ip"),
 	}
 }
 

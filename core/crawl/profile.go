@@ -8,12 +8,14 @@ import (
 )
 
 // FetchOptions returns the fetcher options the profile's politeness
-// settings ask for (User-Agent, extra headers, delay, timeout, body limit)
+// settings ask for (User-Agent, extra headers, delay, per-address delay,
+// timeout, body limit)
 // over fetch.DefaultOptions.
 func FetchOptions(p *profile.Profile) fetch.Options {
 	fo := fetch.DefaultOptions()
 	fo.UserAgent = p.Politeness.UserAgent
 	fo.Delay = p.Politeness.Delay
+	fo.PolitePerIP = p.Politeness.PerIP
 	if p.Politeness.Timeout > 0 {
 		fo.Timeout = p.Politeness.Timeout
 	}

@@ -115,12 +115,16 @@ func redirectRequest(ctx context.Context, prev *http.Request, to string, status 
 
 // response turns an exchange into the *http.Response Do returns.
 func (ex *exchange) response(req *http.Request) *http.Response {
+	major, minor, ok := http.ParseHTTPVersion(ex.proto)
+	if !ok { // a testbed transport's response may not say
+		ex.proto, major, minor = "HTTP/1.1", 1, 1
+	}
 	return &http.Response{
 		Status:        strconv.Itoa(ex.status) + " " + http.StatusText(ex.status),
 		StatusCode:    ex.status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
+		Proto:         ex.proto,
+		ProtoMajor:    major,
+		ProtoMinor:    minor,
 		Header:        ex.header,
 		Body:          io.NopCloser(bytes.NewReader(ex.body)),
 		ContentLength: int64(len(ex.body)),

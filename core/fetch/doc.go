@@ -15,7 +15,13 @@
 //     host for a short while.
 //   - politeness per host: one request in flight per host and a minimum
 //     delay between requests to it (the larger of Options.Delay and the
-//     host's crawl-delay, capped by Options.MaxCrawlDelay).
+//     host's crawl-delay, capped by Options.MaxCrawlDelay); with
+//     Options.PolitePerIP also per IP address (one request in flight and
+//     Options.Delay between requests to the address a host is dialed at,
+//     taken after the host's own pause), so host names on one server are
+//     paced as one. A 429 or 503 (or a Retry-After) slows the whole host
+//     for the Retry-After or the backoff, at most Options.MaxRetryAfter,
+//     whether the URL is retried or not. docs/politeness.md tells it all.
 //   - retries under the project's one retry policy (package retry):
 //     exponential backoff with seeded jitter for 5xx, 429 and 408 responses
 //     (Retry-After honoured up to Options.MaxRetryAfter), timeouts, resets
@@ -37,6 +43,8 @@
 //     Options.AllowPrivate lifts it; in testbed mode (Options.Transport set)
 //     the caller's transport serves every request and only the hosts
 //     accepted by Options.AllowHost may be fetched.
+//   - HTTP/2 where an HTTPS server offers it (ALPN), the custom dialer
+//     notwithstanding (Transport.ForceAttemptHTTP2); Response.Proto says.
 //   - the real web's plumbing: curl-style host:port → address mapping
 //     (Options.Resolve, ParseResolve; the policy judges the mapped
 //     address), proxies (Options.Proxy: http, https, socks5, socks5h, or

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ type Response struct {
 	Status int
 	// Header is the final response's header.
 	Header http.Header
+	// Proto is the protocol of the final response: "HTTP/1.1", or
+	// "HTTP/2.0" where the server offers HTTP/2 (over TLS).
+	Proto string
 	// Body is the body decoded to UTF-8, at most Options.MaxBody bytes of
 	// the original. Parse it as UTF-8 (page.Parse with ContentType
 	// "text/html; charset=utf-8"), not with the original charset.
@@ -58,6 +62,9 @@ type Fetcher struct {
 
 	mu    sync.Mutex
 	hosts map[string]*hostState
+	addrs map[netip.Addr]*hostState // Options.PolitePerIP: a slot per address
+
+	lookups *lookupCache // Options.PolitePerIP on the real transport
 
 	retry *retry.Backoff
 	net   netSetup // proxy of the real transport
@@ -82,12 +89,18 @@ func New(opt Options) (*Fetcher, error) {
 		return f, nil
 	}
 	f.net = newNetSetup(&f.opt)
-	d := newPolicyDialer(&f.opt, f.net)
+	if opt.PolitePerIP {
+		f.addrs = map[netip.Addr]*hostState{}
+		f.lookups = newLookupCache(&f.opt)
+	}
+	d := newPolicyDialer(&f.opt, f.net, f.lookups)
 	f.owned = &http.Transport{
 		// with a proxy the target is checked before the request is sent
 		// (checkProxied): the proxy, not our dialer, connects to it
-		Proxy:                 f.net.proxy,
-		DialContext:           d.DialContext,
+		Proxy:       f.net.proxy,
+		DialContext: d.DialContext,
+		// HTTP/2 where the server offers it (ALPN): a custom DialContext
+		// turns Go's automatic HTTP/2 off unless forced
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          1024,
 		MaxIdleConnsPerHost:   2,
@@ -122,12 +135,14 @@ const (
 
 // exchange is what a round trip (with its retries) produced.
 type exchange struct {
-	status    int
-	header    http.Header
-	body      []byte
-	truncated bool
-	mediaType string
-	attempts  int
+	status                 int
+	header                 http.Header
+	body                   []byte
+	truncated              bool
+	mediaType              string
+	attempts               int
+	proto                  string // of the response, "HTTP/1.1"
+	protoMajor, protoMinor int
 }
 
 // Fetch GETs rawURL as a crawler does: robots.txt, politeness, retries,
@@ -158,7 +173,7 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string, m mode) (resp *Respo
 		}
 		ex, err := f.hostRoundTrip(ctx, req, m)
 		resp.Attempts += ex.attempts
-		resp.Status, resp.Header = ex.status, ex.header
+		resp.Status, resp.Header, resp.Proto = ex.status, ex.header, ex.proto
 		if err != nil {
 			return resp, fmt.Errorf("fetch %s: %w", u, err)
 		}
@@ -254,28 +269,52 @@ func (f *Fetcher) hostRoundTrip(ctx context.Context, req *http.Request, m mode) 
 // roundTrip performs req with pacing and retries; the caller holds h. The
 // wait before a retry (the retry policy's backoff or the server's
 // Retry-After) is folded into the host's next slot, so it also delays the
-// host's other requests.
+// host's other requests; so is a 429 or 503 that is not retried (see
+// slowHost). With PolitePerIP each attempt also holds the slot of the
+// address it goes to, taken once the host's own pause is over, so that a
+// host's long pause (crawl-delay, Retry-After) does not hold up the other
+// hosts on its address.
 func (f *Fetcher) roundTrip(ctx context.Context, h *hostState, req *http.Request, m mode) (*exchange, error) {
 	ex := &exchange{}
 	start := f.opt.Clock.Now()
 	for {
-		if err := f.pace(ctx, h); err != nil {
+		if err := f.pace(ctx, h.next); err != nil {
 			return ex, err
+		}
+		var a *hostState
+		if f.addrs != nil {
+			var err error
+			if a, err = f.acquireAddr(ctx, req.URL); err != nil {
+				return ex, err
+			}
+			if a != nil {
+				if err := f.pace(ctx, a.next); err != nil {
+					f.release(a)
+					return ex, err
+				}
+			}
 		}
 		ex.attempts++
 		err := f.attempt(ctx, req, m, ex)
 		now := f.opt.Clock.Now()
 		h.next = now.Add(h.delay)
+		if a != nil {
+			a.next = now.Add(f.opt.Delay)
+			f.release(a)
+		}
 		if err == nil || ctx.Err() != nil {
 			return ex, err
 		}
 		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			f.slowHost(h, req, err, ex.attempts, now, 0)
 			return ex, err // the body cannot be sent again
 		}
 		wait, stop := f.retry.Next(ex.attempts, now.Sub(start), err)
 		if stop != nil {
+			f.slowHost(h, req, err, ex.attempts, now, 0)
 			return ex, stop
 		}
+		f.slowHost(h, req, err, ex.attempts, now, wait)
 		f.opt.Logger.Debug("fetch retry", "url", canon.Redacted(req.URL.String()), "attempt", ex.attempts, "wait", wait, "err", err)
 		if t := now.Add(wait); t.After(h.next) {
 			h.next = t
@@ -283,11 +322,39 @@ func (f *Fetcher) roundTrip(ctx context.Context, h *hostState, req *http.Request
 	}
 }
 
+// slowHost keeps the host's next request (any URL) waiting after a 429 or
+// 503, or any retryable status with Retry-After, whether the URL is
+// retried or not: for the Retry-After, or without one the backoff of the
+// retry (retryWait, 0 when the URL is not retried: the backoff a retry
+// would have waited), at most Options.MaxRetryAfter (a server asking for
+// more is given that much; its URL fails at once). It is logged: an
+// operator wants to know a site is pushing back.
+func (f *Fetcher) slowHost(h *hostState, req *http.Request, err error, attempt int, now time.Time, retryWait time.Duration) {
+	var se *StatusError
+	if !errors.As(err, &se) || (se.Code != http.StatusTooManyRequests && se.Code != http.StatusServiceUnavailable && se.RetryAfter <= 0) {
+		return
+	}
+	wait := se.RetryAfter
+	switch {
+	case wait > 0:
+	case retryWait > 0:
+		wait = retryWait
+	default:
+		wait = f.retry.Delay(attempt)
+	}
+	wait = min(wait, f.opt.MaxRetryAfter)
+	if t := now.Add(wait); t.After(h.next) {
+		h.next = t
+		f.opt.Logger.Info("host slowed down", "host", req.URL.Host, "status", se.Code, "retry_after", se.RetryAfter, "wait", wait,
+			"url", canon.Redacted(req.URL.String()))
+	}
+}
+
 // attempt performs one HTTP request into ex. Its error, if any, is
 // classified by classify: a *StatusError for a retryable status, a
 // transport error, or a final one.
 func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *exchange) error {
-	ex.status, ex.header, ex.body, ex.truncated, ex.mediaType = 0, nil, nil, false, ""
+	ex.status, ex.header, ex.body, ex.truncated, ex.mediaType, ex.proto = 0, nil, nil, false, "", ""
 	actx, cancel := context.WithTimeout(ctx, f.opt.Timeout)
 	defer cancel()
 	r := req.Clone(actx)
@@ -322,6 +389,7 @@ func (f *Fetcher) attempt(ctx context.Context, req *http.Request, m mode, ex *ex
 		}
 	}
 	ex.status, ex.header = hr.StatusCode, hr.Header
+	ex.proto = hr.Proto
 	if f.opt.Archiver != nil {
 		// the archive keeps every response whole (up to the body limit),
 		// whatever the crawl needs of it

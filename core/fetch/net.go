@@ -144,14 +144,18 @@ type dialer struct {
 	policy, free *net.Dialer
 	resolve      map[string]string
 	proxies      map[string]bool
+	// lookups, with Options.PolitePerIP, resolves the names of direct
+	// connections, so they go to the address the request was paced by.
+	lookups *lookupCache
 }
 
-func newPolicyDialer(opt *Options, ns netSetup) *dialer {
-	return &dialer{policy: newDialer(opt.AllowPrivate), free: newDialer(true), resolve: opt.Resolve, proxies: ns.proxies}
+func newPolicyDialer(opt *Options, ns netSetup, lookups *lookupCache) *dialer {
+	return &dialer{policy: newDialer(opt.AllowPrivate), free: newDialer(true), resolve: opt.Resolve, proxies: ns.proxies, lookups: lookups}
 }
 
-// DialContext maps addr through Resolve and dials it; the policy's Control
-// check sees the address actually connected to.
+// DialContext maps addr through Resolve (or, with PolitePerIP, the lookup
+// cache) and dials it; the policy's Control check sees the address
+// actually connected to.
 func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	nd := d.policy
 	if d.proxies[strings.ToLower(addr)] {
@@ -160,6 +164,12 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	if host, port, err := net.SplitHostPort(addr); err == nil {
 		if to, ok := resolved(d.resolve, host, port); ok {
 			addr = net.JoinHostPort(to, port)
+		} else if _, err := netip.ParseAddr(host); err != nil && d.lookups != nil && nd == d.policy {
+			addrs, err := d.lookups.addrs(ctx, host)
+			if err != nil {
+				return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+			}
+			return dialAddrs(ctx, nd, network, addrs, port)
 		}
 	}
 	return nd.DialContext(ctx, network, addr)
@@ -191,11 +201,9 @@ func (f *Fetcher) checkProxied(ctx context.Context, req *http.Request) error {
 	} else if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		addrs = []netip.Addr{ip}
 	} else {
-		lookup := f.opt.LookupIP
-		if lookup == nil {
-			lookup = func(ctx context.Context, h string) ([]netip.Addr, error) {
-				return net.DefaultResolver.LookupNetIP(ctx, "ip", h)
-			}
+		lookup := f.opt.lookupIP()
+		if f.lookups != nil {
+			lookup = f.lookups.addrs
 		}
 		if addrs, err = lookup(ctx, host); err != nil {
 			return fmt.Errorf("resolving %s for the address policy (proxied request): %w", host, err)

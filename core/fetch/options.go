@@ -43,6 +43,18 @@ type Options struct {
 	Delay time.Duration
 	// MaxCrawlDelay caps the crawl-delay a robots.txt may impose. Default 30s.
 	MaxCrawlDelay time.Duration
+	// PolitePerIP keeps a politeness slot per IP address as well as per
+	// host: each attempt also waits for the address its host is dialed at
+	// (one request in flight per address, Delay between the end of one and
+	// the start of the next), so host names on one server (virtual hosts)
+	// are paced as one. Off by default, as in Heritrix and StormCrawler: a
+	// CDN puts unrelated sites on one address. The address is the one the
+	// dialer connects to (Resolve, or the first one of the name's lookup
+	// the address policy allows; lookups are cached for a minute); robots.txt
+	// rules, crawl-delay and Retry-After stay per host. Without an address
+	// (testbed Transport, a name only the proxy resolves, a failed lookup)
+	// the host's slot alone applies.
+	PolitePerIP bool
 
 	// Timeout bounds one attempt (connect, headers and body). Default 30s.
 	Timeout time.Duration
@@ -54,7 +66,8 @@ type Options struct {
 	// 500ms and 30s.
 	BackoffBase, BackoffMax time.Duration
 	// MaxRetryAfter is the longest Retry-After the fetcher waits for; a
-	// server asking for more fails the fetch at once. Default 2m.
+	// server asking for more fails the fetch at once. Default 2m. It also
+	// bounds how long a 429 or 503 keeps the host's other requests waiting.
 	MaxRetryAfter time.Duration
 	// RetryMaxElapsed, when positive, stops retrying a request once this
 	// much time has passed since its first attempt.
@@ -109,7 +122,8 @@ type Options struct {
 	Proxy    *url.URL
 	ProxyEnv bool
 	// LookupIP resolves a host name for the address policy of proxied
-	// requests. Default net.DefaultResolver.LookupNetIP("ip").
+	// requests and, with PolitePerIP, for the address a host is paced and
+	// dialed at. Default net.DefaultResolver.LookupNetIP("ip").
 	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
 
 	// Header holds extra request headers sent with every request (a
@@ -126,7 +140,8 @@ type Options struct {
 	// returns is logged and counted (ArchiveErrors), never fails the fetch.
 	Archiver Archiver
 
-	// MaxHosts bounds the per-host state kept (politeness, robots cache);
+	// MaxHosts bounds the per-host state kept (politeness, robots cache),
+	// and with PolitePerIP the per-address state and the lookup cache;
 	// idle hosts beyond it are forgotten. Default 4096: a crawl works on a
 	// few hosts at a time, and at ~1.5 KB a host 100,000 hosts held 150 MB
 	// (a forgotten host's robots.txt is fetched again if it is visited again).

@@ -45,7 +45,7 @@ func (f *Fetcher) Post(ctx context.Context, rawURL string, form url.Values) (res
 		}
 		ex, err := f.hostRoundTrip(ctx, req, modePage)
 		resp.Attempts += ex.attempts
-		resp.Status, resp.Header = ex.status, ex.header
+		resp.Status, resp.Header, resp.Proto = ex.status, ex.header, ex.proto
 		if err != nil {
 			return resp, fmt.Errorf("post %s: %w", u, err)
 		}

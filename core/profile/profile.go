@@ -207,6 +207,10 @@ type Politeness struct {
 	// Delay between two requests to one host. Default 1s (a robots.txt
 	// crawl-delay may raise it). Testbed runs set it to 0.
 	Delay time.Duration `lua:"delay"`
+	// PerIP keeps the delay per IP address as well as per host: host
+	// names on one server (virtual hosts) are paced as one. Off by default:
+	// a CDN puts unrelated sites on one address. See docs/politeness.md.
+	PerIP bool `lua:"per_ip"`
 	// Timeout of one request. Default 30s.
 	Timeout time.Duration `lua:"timeout"`
 	// MaxBodyBytes bounds a fetched page. Default 2 MiB.

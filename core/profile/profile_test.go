@@ -109,6 +109,8 @@ func TestErrors(t *testing.T) {
 			`x.lua:3: politeness.delay: expected a duration such as "30s" or "1m30s", got "fast"`},
 		{"bad plugins", "return {\n  keywords = {'car'},\n  reverse = { plugins = {\n    'search/brave',\n    'brave',\n  } },\n}\n",
 			`x.lua:5: reverse.plugins[2]: must name a search plugin as "search/<name>", got "brave"`},
+		{"bad per_ip", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  politeness = { per_ip = 'yes' },\n}\n",
+			`x.lua:3: politeness.per_ip: expected boolean, got string "yes"`},
 		{"bad header name", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  politeness = { headers = {\n    ['Bad Name'] = 'x',\n  } },\n}\n",
 			`x.lua:4: politeness.headers["Bad Name"]: "Bad Name" is not an HTTP header name`},
 		{"header user agent", "return {\n  keywords = {'car'}, seeds = {'a.com'},\n  politeness = { headers = { ['user-agent'] = 'x' } },\n}\n",

@@ -78,7 +78,7 @@ func ClusterSpec(o ClusterRunOptions) (cluster.Spec, error) {
 		path = abs
 	}
 	s := cluster.Spec{Name: name, Profile: path, ProfileSource: src, Strategy: strategy, Pages: pages, Seed: o.Seed,
-		Delay: o.Delay, AllowPrivate: o.Net.AllowPrivate, Resolve: o.Net.Resolve, Proxy: o.Net.Proxy, Headers: o.Net.Headers,
+		Delay: o.Delay, AllowPrivate: o.Net.AllowPrivate, Resolve: o.Net.Resolve, Proxy: o.Net.Proxy, Headers: o.Net.Headers, PolitePerIP: o.Net.PolitePerIP,
 		TestbedSeeds: o.TestbedSeeds}
 	if o.Web != nil {
 		s.Testbed = o.Web.Config().JSON()
@@ -173,7 +173,7 @@ func openExplorer(log *slog.Logger, warcDir string) cluster.OpenExplorer {
 			return nil, nil, fmt.Errorf("crawl %s: %w", spec.Name, err)
 		}
 		s := CrawlOptions{Profile: p, Dir: dir, Strategy: spec.Strategy, Workers: 1, Pages: spec.Pages, Seed: spec.Seed,
-			Net: NetOptions{AllowPrivate: spec.AllowPrivate, Resolve: spec.Resolve, Proxy: spec.Proxy, Headers: spec.Headers}, Delay: spec.Delay, TestbedSeeds: spec.TestbedSeeds, Logger: log,
+			Net: NetOptions{AllowPrivate: spec.AllowPrivate, Resolve: spec.Resolve, Proxy: spec.Proxy, Headers: spec.Headers, PolitePerIP: spec.PolitePerIP}, Delay: spec.Delay, TestbedSeeds: spec.TestbedSeeds, Logger: log,
 			Budget: h.Budget, Sink: h.Sink, ProbeBudget: h.Probes}
 		h.Probes.SetLimit(p.Probe.Budget)
 		if warcDir != "" {

@@ -19,7 +19,7 @@ func recordCrawlProfile(db *store.DB, p *profile.Profile, delay time.Duration) e
 		pol.Delay = delay
 	}
 	return db.SetCrawlProfile(store.CrawlProfile{Name: p.Name, Domain: p.Domain, Keywords: slices.Clone(p.Keywords),
-		Politeness: store.Politeness{Delay: pol.Delay, Timeout: pol.Timeout, UserAgent: pol.UserAgent,
+		Politeness: store.Politeness{Delay: pol.Delay, PerIP: pol.PerIP, Timeout: pol.Timeout, UserAgent: pol.UserAgent,
 			MaxBodyBytes: pol.MaxBodyBytes, Headers: maps.Clone(pol.Headers)}})
 }
 
@@ -32,7 +32,7 @@ func recordedProfile(db *store.DB) (*profile.Profile, error) {
 	}
 	pol := r.Politeness
 	return &profile.Profile{Name: r.Name, Domain: r.Domain, Keywords: r.Keywords,
-		Politeness: profile.Politeness{Delay: pol.Delay, Timeout: pol.Timeout, UserAgent: pol.UserAgent,
+		Politeness: profile.Politeness{Delay: pol.Delay, PerIP: pol.PerIP, Timeout: pol.Timeout, UserAgent: pol.UserAgent,
 			MaxBodyBytes: pol.MaxBodyBytes, Headers: pol.Headers}}, nil
 }
 

@@ -15,7 +15,7 @@ import (
 
 // NetOptions are the network settings shared by every command that fetches
 // (run, classify, surface, seeds, sample, enrich): the command line's
-// --allow-private, --resolve, --proxy and --header.
+// --allow-private, --resolve, --proxy, --header and --polite-per-ip.
 type NetOptions struct {
 	// AllowPrivate lets the fetcher reach loopback, private and link-local
 	// addresses (refused by default; the lab and local servers need it).
@@ -30,6 +30,9 @@ type NetOptions struct {
 	// Headers are extra request headers, "Name: value", sent to the crawled
 	// sites after the profile's politeness.headers.
 	Headers []string
+	// PolitePerIP keeps the politeness delay per IP address as well as per
+	// host (fetch.Options.PolitePerIP), over a profile's politeness.per_ip.
+	PolitePerIP bool
 }
 
 // ProxyDirect is the Proxy value that disables proxies, the environment's
@@ -39,6 +42,7 @@ const ProxyDirect = "direct"
 // apply sets the options on fetcher options for the real web.
 func (n NetOptions) apply(fo *fetch.Options) error {
 	fo.AllowPrivate = fo.AllowPrivate || n.AllowPrivate
+	fo.PolitePerIP = fo.PolitePerIP || n.PolitePerIP
 	res, err := fetch.ParseResolve(n.Resolve)
 	if err != nil {
 		return &OptionError{Option: "resolve", Err: err}
@@ -107,6 +111,9 @@ func (n NetOptions) Describe() string {
 	}
 	if n.AllowPrivate {
 		parts = append(parts, "private addresses allowed")
+	}
+	if n.PolitePerIP {
+		parts = append(parts, "politeness per IP address")
 	}
 	return strings.Join(parts, ", ")
 }
