@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -81,7 +82,8 @@ const waitLogEvery = 5 * time.Second
 // waitLogEvery what it waits for and since when. Errors no wait cures (a
 // bad URL, credentials or certificate refused) end the wait at once.
 func dial(ctx context.Context, url string, wait time.Duration, log *slog.Logger, opts ...nats.Option) (*nats.Conn, error) {
-	bo := retry.New(retry.Policy{Retries: 1 << 30, Base: 100 * time.Millisecond, Max: 2 * time.Second})
+	// seeded by the process: workers started together retry apart
+	bo := retry.New(retry.Policy{Retries: 1 << 30, Base: 100 * time.Millisecond, Max: 2 * time.Second, Seed: uint64(os.Getpid())})
 	start := time.Now()
 	var lastLog time.Time
 	for attempt := 0; ; attempt++ {
@@ -106,7 +108,7 @@ func dial(ctx context.Context, url string, wait time.Duration, log *slog.Logger,
 			log.Warn("nats: waiting for the server", "url", redactURL(url), "waited", waited.Round(time.Second), "err", err)
 			lastLog = time.Now()
 		}
-		if err := (retry.SystemClock{}).Sleep(ctx, bo.Delay(attempt)); err != nil {
+		if err := (retry.SystemClock{}).Sleep(ctx, bo.Delay(attempt+1)); err != nil {
 			return nil, fmt.Errorf("waiting for the server for %s: %w", time.Since(start).Round(time.Millisecond), err)
 		}
 	}
