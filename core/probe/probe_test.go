@@ -417,3 +417,23 @@ func TestDecideSameRecords(t *testing.T) {
 		t.Errorf("two queries listing different records: %s, want %s\n%s", d, store.ProbeTopicDatabase, strings.Join(ev, "\n"))
 	}
 }
+
+func TestSampleWord(t *testing.T) {
+	asked := []store.ProbeQuery{{Query: "law", Kind: "topic"}}
+	tests := []struct {
+		name  string
+		texts []string
+		want  string
+	}{
+		{"the word most records hold", []string{"Boyle's law: gas pressure and volume", "Charles's law: gas volume and heat", "law of motion: force and mass"}, "volume"},
+		{"not a term, asked word, stop word or number", []string{"court of law 1999 the", "legal court 1999 the"}, ""},
+		{"in two texts at least", []string{"alpha beta", "gamma delta"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sampleWord(tt.texts, asked, []string{"court", "legal"}); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
