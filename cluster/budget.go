@@ -201,11 +201,12 @@ func (b *pageBudget) update(ctx context.Context, lease func(free int64) int64) (
 			newLease = lease(b.limit.Load() - others - held)
 		}
 		taken := held + newLease
-		if ok && !h.Gone && h.Taken == taken && h.Published == b.published && time.Until(h.Until) > holderTTL-holderRenew {
+		now := b.c.clock.Now()
+		if ok && !h.Gone && h.Taken == taken && h.Published == b.published && h.Until.Sub(now) > holderTTL-holderRenew {
 			b.used.Store(pc.Used)
 			return false, nil // nothing to change, renewed lately
 		}
-		h = pageHolder{Taken: taken, Published: b.published, Until: time.Now().Add(holderTTL).UTC()}
+		h = pageHolder{Taken: taken, Published: b.published, Until: now.Add(holderTTL).UTC()}
 		pc.Holders[b.holder] = h
 		pc.Used = others + taken
 		b.used.Store(pc.Used)
@@ -366,7 +367,7 @@ func (b *pageBudget) giveBack(ctx context.Context) error {
 			pc.Used = others + b.published
 			return true, nil
 		}
-		h = pageHolder{Taken: b.published + b.inflight, Published: b.published, Until: time.Now().Add(holderTTL).UTC()}
+		h = pageHolder{Taken: b.published + b.inflight, Published: b.published, Until: b.c.clock.Now().Add(holderTTL).UTC()}
 		pc.Holders[b.holder] = h
 		pc.Used = others + h.Taken
 		return true, nil
@@ -399,16 +400,23 @@ func (b *pageBudget) renew(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		b.mu.Lock()
-		if b.registered {
-			actx, cancel := context.WithTimeout(ctx, attemptTimeout)
-			if _, err := b.update(actx, nil); err != nil && ctx.Err() == nil {
-				b.log.Debug("page budget: renewing", "key", b.key, "err", err)
-			}
-			cancel()
+		if err := b.renewNow(ctx); err != nil && ctx.Err() == nil {
+			b.log.Debug("page budget: renewing", "key", b.key, "err", err)
 		}
-		b.mu.Unlock()
 	}
+}
+
+// renewNow renews the holder's entry once (when it has one).
+func (b *pageBudget) renewNow(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.registered {
+		return nil
+	}
+	actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	defer cancel()
+	_, err := b.update(actx, nil)
+	return err
 }
 
 // reclaim gives the budget back the pages of dead holders: pages taken
@@ -423,7 +431,7 @@ func (b *pageBudget) reclaim(ctx context.Context) (int64, error) {
 	if _, ok, err := b.c.getJSON(ctx, b.c.budgets, b.key, &pc); err != nil || !ok {
 		return 0, err
 	}
-	now := time.Now()
+	now := b.c.clock.Now()
 	suspect := false
 	var total int64
 	for id, h := range pc.Holders {
@@ -465,7 +473,7 @@ func (b *pageBudget) reclaim(ctx context.Context) (int64, error) {
 			}
 			back = max(0, hh.Taken-published)
 			cur.Used = max(0, cur.Used-back)
-			cur.Holders[id] = pageHolder{Taken: hh.Taken - back, Until: time.Now().Add(tombstoneTTL).UTC(), Gone: true}
+			cur.Holders[id] = pageHolder{Taken: hh.Taken - back, Until: b.c.clock.Now().Add(tombstoneTTL).UTC(), Gone: true}
 			return true, nil
 		})
 		if err != nil {

@@ -268,24 +268,59 @@ func TestQueryBudget(t *testing.T) {
 	}
 }
 
+// fakeClock is a clock the test advances; Sleep advances it at once.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Now()} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.advance(d)
+	return ctx.Err()
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// connectClock is connect with the page budget's clock set to clk.
+func connectClock(t testing.TB, ts *clustertest.TestServer, clk *fakeClock) *Conn {
+	c := connect(t, ts)
+	c.clock = clk
+	return c
+}
+
 // TestPageBudgetReclaim has an engine die with a lease and pages in
-// flight: the coordinator gives back what it took and did not publish, and
-// leaves the pages of a live engine alone.
+// flight: the coordinator gives back what it took and did not publish,
+// leaves a live engine alone (one late renewing its entry is asked, and
+// answers), and forgets the dead engine's entry after a while with its
+// recorded pages still counted. The engines' clock is a fake one the test
+// advances.
 func TestPageBudgetReclaim(t *testing.T) {
 	ts := clustertest.StartServer(t, t.TempDir())
 	ctx := context.Background()
-	coord := newPageBudget(ctx, connect(t, ts), "reclaim", 10000)
+	clk := newFakeClock()
+	coord := newPageBudget(ctx, connectClock(t, ts, clk), "reclaim", 10000)
 	coord.single = true
-	live := newPageBudget(ctx, connect(t, ts), "reclaim", 10000)
-	go live.watch(t.Context())
+	live := newPageBudget(ctx, connectClock(t, ts, clk), "reclaim", 10000)
 
 	dc, err := Connect(ctx, ts.URL(), Options{Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	dc.clock = clk
 	dctx, kill := context.WithCancel(ctx)
 	dead := newPageBudget(dctx, dc, "reclaim", 10000)
-	go dead.watch(dctx)
 	sink := &pageSink{c: dc, ctx: dctx, crawl: "reclaim", log: quiet(), budget: dead}
 	const fetched, recorded = 5, 3 // reserved, and published of those
 	for i := range fetched {
@@ -308,13 +343,25 @@ func TestPageBudgetReclaim(t *testing.T) {
 	if before != 2*maxLease {
 		t.Fatalf("%d pages reserved, want two leases", before)
 	}
-	// the process dies: its connection closes, its renewals stop
+
+	// both engines are late renewing their entries, and both answer
+	clk.advance(holderLate)
+	if n, err := coord.reclaim(ctx); err != nil || n != 0 {
+		t.Errorf("reclaimed %d pages (%v) of engines that answer", n, err)
+	}
+	if !coord.suspect.Load() {
+		t.Error("the budget does not suspect engines late renewing their entries")
+	}
+	if err := live.renewNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// the process dies: its connection closes, its renewals stop; the
+	// server notices the closed connection a moment later
 	kill()
 	dc.Close()
 	var back int64
-	deadline := time.Now().Add(holderTTL + 5*time.Second)
-	for back == 0 && time.Now().Before(deadline) {
-		time.Sleep(holderRenew)
+	for attempt := 0; back == 0 && attempt < 20; attempt++ {
 		if back, err = coord.reclaim(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -326,13 +373,34 @@ func TestPageBudgetReclaim(t *testing.T) {
 	if after != maxLease+recorded {
 		t.Errorf("%d pages reserved after the reclaim, want %d (the live engine's lease and the dead one's pages)", after, maxLease+recorded)
 	}
-	// the live engine renewed its entry: nothing of it is reclaimed
-	time.Sleep(holderLate + holderRenew)
-	if n, err := coord.reclaim(ctx); err != nil || n != 0 {
-		t.Errorf("reclaimed %d pages (%v) of a live engine", n, err)
-	}
 	if coord.suspect.Load() {
-		t.Error("the budget suspects a live engine")
+		t.Error("the budget suspects a live engine that renewed its entry")
+	}
+	// the live engine renews its entry: nothing of it is reclaimed
+	for range 3 {
+		clk.advance(holderRenew)
+		if err := live.renewNow(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := coord.reclaim(ctx); err != nil || n != 0 || coord.suspect.Load() {
+			t.Errorf("reclaimed %d pages (%v) of a live engine, suspect %v", n, err, coord.suspect.Load())
+		}
+	}
+
+	// long after, the dead engine's entry is forgotten; its pages stay
+	clk.advance(tombstoneTTL)
+	if err := live.renewNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coord.reclaim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var pc pageCounter
+	if _, _, err := coord.c.getJSON(ctx, coord.c.budgets, coord.key, &pc); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := pc.Holders[dead.holder]; ok || len(pc.Holders) != 1 || pc.Used != maxLease+recorded {
+		t.Errorf("after the tombstone's time: %+v, want the live engine alone and %d pages", pc, maxLease+recorded)
 	}
 }
 

@@ -457,3 +457,38 @@ func TestClusterProcessesKill9(t *testing.T) {
 		t.Error("no site of the killed worker was redelivered")
 	}
 }
+
+// waitLog waits until the log file holds s (the test's deadline bounds it).
+func waitLog(t *testing.T, log, s string) {
+	t.Helper()
+	for {
+		if b, _ := os.ReadFile(log); strings.Contains(string(b), s) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestWorkerProcessWaitsForServer starts a `dwcrawl worker` before its
+// NATS server, as a machine booting both does: the worker waits, saying so
+// with the server's URL, and starts once the server is up.
+func TestWorkerProcessWaitsForServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds dwcrawl and runs a worker process; skipped in -short mode")
+	}
+	bin, err := dwcrawlBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := clustertest.NewServer(t, t.TempDir())
+	log := filepath.Join(t.TempDir(), "w.log")
+	w := startWorkerProc(t, bin, ts.URL(), t.TempDir(), log)
+	waitLog(t, log, `msg="nats: waiting for the server" url=`+ts.URL())
+	ts.Start()
+	waitLog(t, log, "worker started")
+	w.stop()
+	b, _ := os.ReadFile(log)
+	if !strings.Contains(string(b), `msg="nats: server up"`) || strings.Contains(string(b), "level=ERROR") {
+		t.Errorf("worker log:\n%s", b)
+	}
+}

@@ -61,6 +61,11 @@ type Options struct {
 	// Patience bounds how long an operation is retried while the server is
 	// unreachable (default 5 minutes).
 	Patience time.Duration
+	// Wait is how long Connect waits for a server that is not up yet,
+	// retrying with backoff and logging every few seconds what it waits
+	// for: 0 fails at once, a negative Wait waits until ctx ends (a worker
+	// started together with its server).
+	Wait time.Duration
 }
 
 // Conn is a connection to a NATS server with JetStream, and dwcrawl's
@@ -74,6 +79,9 @@ type Conn struct {
 	id  string
 	// reconnected is when the client last reconnected (UnixNano, 0: never)
 	reconnected *atomic.Int64
+	// clock reads the time of the page budget's leases (tests advance a
+	// fake one instead of sleeping)
+	clock retry.Clock
 
 	sites, results, forms             jetstream.Stream
 	crawls, state, budgets, workersKV jetstream.KeyValue
@@ -96,7 +104,7 @@ func Connect(ctx context.Context, url string, opt Options) (*Conn, error) {
 	}
 	log := opt.Logger
 	reconnected := new(atomic.Int64)
-	nc, err := nats.Connect(url, nats.Name(opt.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond),
+	nc, err := dial(ctx, url, opt.Wait, log, nats.Name(opt.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond),
 		nats.ReconnectJitter(100*time.Millisecond, time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
@@ -105,17 +113,27 @@ func Connect(ctx context.Context, url string, opt Options) (*Conn, error) {
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			reconnected.Store(time.Now().UnixNano())
-			log.Info("nats: reconnected", "server", nc.ConnectedUrlRedacted())
+			log.Info("nats: reconnected", "server", nc.ConnectedUrlRedacted(), "version", nc.ConnectedServerVersion())
+			if err := CheckServerVersion(nc.ConnectedServerVersion()); err != nil {
+				// one server of a cluster older than the others: what the
+				// cluster asks of it fails, and is retried elsewhere
+				log.Error("nats: reconnected to a server too old for dwcrawl", "server", nc.ConnectedUrlRedacted(), "err", err)
+			}
 		}))
 	if err != nil {
-		return nil, fmt.Errorf("cluster: connecting to %s: %w", url, err)
+		return nil, fmt.Errorf("cluster: connecting to %s: %w", redactURL(url), err)
+	}
+	if err := CheckServerVersion(nc.ConnectedServerVersion()); err != nil {
+		srv := nc.ConnectedUrlRedacted()
+		nc.Close()
+		return nil, fmt.Errorf("cluster: %s: %w", srv, err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("cluster: %s: %w", url, err)
 	}
-	c := &Conn{nc: nc, js: js, url: url, log: log, id: id, reconnected: reconnected,
+	c := &Conn{nc: nc, js: js, url: url, log: log, id: id, reconnected: reconnected, clock: retry.SystemClock{},
 		bo: retry.New(retry.Policy{Retries: 1 << 30, Base: 100 * time.Millisecond, Max: 2 * time.Second, MaxElapsed: opt.Patience})}
 	if err := c.setup(ctx); err != nil {
 		nc.Close()
@@ -134,7 +152,7 @@ func (c *Conn) Close() {
 // life when it never did).
 func (c *Conn) sinceReconnect() time.Duration {
 	if t := c.reconnected.Load(); t != 0 {
-		return time.Since(time.Unix(0, t))
+		return c.clock.Now().Sub(time.Unix(0, t))
 	}
 	return time.Duration(1<<63 - 1)
 }
@@ -183,7 +201,7 @@ func (c *Conn) setup(ctx context.Context) error {
 				}
 			}
 			*s.s = st
-			return err
+			return noJetStream(err)
 		})
 		if err != nil {
 			return fmt.Errorf("stream %s: %w", s.cfg.Name, err)
@@ -215,6 +233,17 @@ func (c *Conn) setup(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// noJetStream makes the error of a server without JetStream permanent:
+// no wait cures it. (Nobody answers the JetStream API of a server without
+// it; while the server restarts, the client is not connected and its
+// requests fail otherwise.)
+func noJetStream(err error) error {
+	if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || errors.Is(err, nats.ErrNoResponders) {
+		return retry.Permanent(fmt.Errorf("JetStream is not enabled on the server (start nats-server with -js, or jetstream {} in its config): %w", err))
+	}
+	return err
 }
 
 // attemptTimeout bounds one attempt of an operation.

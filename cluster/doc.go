@@ -119,4 +119,21 @@
 // (Options.Patience); streams and buckets are file-backed, replicated
 // three times on a cluster of three or more servers, so a server restart
 // loses nothing.
+//
+// # Connecting
+//
+// Connect waits for a server that is not up yet when Options.Wait says so
+// (workers and coordinators wait until their context ends: they are
+// started together with their server), retrying with backoff and logging
+// every few seconds the URL and how long it has waited; errors no wait
+// cures (credentials, a bad URL, a certificate) end the wait at once. It
+// then checks the server: nats-server MinServerVersion (2.10.0) or later,
+// since older servers refuse the coordinator's results consumer, whose
+// filter dwcrawl.*.<crawl>.> spans the stream's page and done subjects
+// (CheckServerVersion), and JetStream enabled. Supporting 2.9 would take
+// another subject layout for the results stream (a crawl's subjects under
+// one prefix) and no compression, for a release NATS no longer maintains;
+// a clear refusal at connect costs an operator one binary.
+//
+// The operator's guide is docs/cluster.md.
 package cluster

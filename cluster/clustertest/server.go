@@ -3,8 +3,12 @@
 package clustertest
 
 import (
+	"bufio"
 	"net"
+	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +30,22 @@ func StartServer(t testing.TB, dir string) *TestServer {
 	t.Helper()
 	ts := &TestServer{t: t, dir: dir, port: -1}
 	ts.Start()
+	t.Cleanup(ts.Shutdown)
+	return ts
+}
+
+// NewServer returns a JetStream server on a free loopback port, storing in
+// dir, that is not started yet (a client started before its server): Start
+// starts it. It is shut down when the test ends.
+func NewServer(t testing.TB, dir string) *TestServer {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ts := &TestServer{t: t, dir: dir, port: port}
 	t.Cleanup(ts.Shutdown)
 	return ts
 }
@@ -57,3 +77,46 @@ func (ts *TestServer) Shutdown() {
 
 // URL is the server's client URL.
 func (ts *TestServer) URL() string { return "nats://127.0.0.1:" + strconv.Itoa(ts.port) }
+
+// StartBinary runs the nats-server binary bin (another version than the
+// embedded one: Debian's, an old release) with JetStream on a free
+// loopback port, storing in dir, and returns its client URL and version;
+// it is stopped when the test ends.
+func StartBinary(t testing.TB, bin, dir string) (url, version string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	cmd := exec.Command(bin, "-a", "127.0.0.1", "-p", port, "-js", "-sd", dir)
+	out, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	// the server logs its version, then that it is ready
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		if _, v, ok := strings.Cut(line, "Version:"); ok && version == "" {
+			version = strings.TrimSpace(v)
+		}
+		if strings.Contains(line, "Server is ready") {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return "nats://127.0.0.1:" + port, version
+		}
+	}
+	t.Fatalf("%s did not start (%v)", bin, sc.Err())
+	return "", ""
+}

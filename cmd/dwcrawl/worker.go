@@ -20,6 +20,8 @@ submitted with dwcrawl run --nats URL PROFILE), explores each with the crawl's i
 publishes its pages, forms and outcome. Each crawl keeps its in-site state in D/<crawl>. A worker
 that dies loses nothing: its sites go to another worker after the ack wait, which replays the
 pages already published. Stop it with ^C; start as many as you like, on as many machines.
+A worker started before its server waits for it, saying so every few seconds; a server older
+than nats-server 2.10.0 is refused at once.
 With --warc DIR it archives every HTTP exchange it makes in DIR/<crawl> (give each worker its own
 DIR); the coordinator's own fetches go to dwcrawl run --nats --warc.`,
 		Flags: []cli.Flag{

@@ -89,8 +89,9 @@ func TopicURLs(p *profile.Profile, seeds []string) []string {
 // crawl's fetcher (robots, politeness and address policy apply), a few at
 // a time; pages that fail are left out and counted. The pages come in the
 // order of urls, whatever order the fetches end in, so that training (and a
-// --seed-run crawl) does not depend on timing.
-func FetchTopicPages(ctx context.Context, f Fetcher, urls []string) (pages []form.TopicPage, failed int) {
+// --seed-run crawl) does not depend on timing. keywords choose what a
+// directory page teaches (topicText).
+func FetchTopicPages(ctx context.Context, f Fetcher, urls, keywords []string) (pages []form.TopicPage, failed int) {
 	got := make([]form.TopicPage, len(urls))
 	ok := make([]bool, len(urls))
 	var wg sync.WaitGroup
@@ -101,7 +102,7 @@ func FetchTopicPages(ctx context.Context, f Fetcher, urls []string) (pages []for
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			pg, err := fetchTopicPage(ctx, f, u)
+			pg, err := fetchTopicPage(ctx, f, u, keywords)
 			got[i], ok[i] = pg, err == nil
 		}()
 	}
@@ -116,7 +117,7 @@ func FetchTopicPages(ctx context.Context, f Fetcher, urls []string) (pages []for
 	return pages, failed
 }
 
-func fetchTopicPage(ctx context.Context, f Fetcher, u string) (form.TopicPage, error) {
+func fetchTopicPage(ctx context.Context, f Fetcher, u string, keywords []string) (form.TopicPage, error) {
 	resp, err := f.Fetch(ctx, u)
 	if err != nil {
 		return form.TopicPage{}, err
@@ -128,6 +129,10 @@ func fetchTopicPage(ctx context.Context, f Fetcher, u string) (form.TopicPage, e
 	p, err := page.Parse(resp.Body, "text/html; charset=utf-8", base)
 	if err != nil {
 		return form.TopicPage{}, err
+	}
+	if isDirectory(p) {
+		// a directory's entries are about many topics (topicText)
+		return form.TopicPage{Source: u, Text: topicText(resp.Body, p, keywords)}, nil
 	}
 	return form.TopicPage{Source: u, Title: p.Title, Text: p.Text}, nil
 }
@@ -155,7 +160,7 @@ func NewClassifiers(ctx context.Context, p *profile.Profile, f Fetcher, urls []s
 		var fetched []form.TopicPage
 		pages := func() []form.TopicPage {
 			if f != nil {
-				fetched, _ = FetchTopicPages(ctx, f, urls)
+				fetched, _ = FetchTopicPages(ctx, f, urls, kw)
 			}
 			return fetched
 		}

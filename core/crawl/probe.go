@@ -10,9 +10,9 @@ import (
 )
 
 // generalProbes is the most queries core/probe adds to a form's probe:
-// two words of the form's page when no topic term found records, two to
-// check a topic-database decision against a general sample.
-const generalProbes = 4
+// two words of the form's page when no topic term found records, up to
+// three to check a topic-database decision against a general sample.
+const generalProbes = 5
 
 // probeForms probes the page's searchable forms whose domain the
 // classifiers could not tell from the form's own text (SmartCrawler's

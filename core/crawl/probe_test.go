@@ -50,7 +50,7 @@ func (w *searchWeb) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 }
 
 // TestProbeForms crawls a site with three search forms, probing on
-// (3 queries a form, a budget of 11): the first two forms found are probed —
+// (3 queries a form, a budget of 13): the first two forms found are probed —
 // the database judged a database of the topic, the other not a database —
 // the third is not (the budget is spent), the probes are stored with the
 // forms and counted, and only search forms received requests.
@@ -77,12 +77,12 @@ func TestProbeForms(t *testing.T) {
 	}
 	t.Cleanup(f.Close)
 	c := newHandCrawl(t, t.TempDir(), f, SCDI, profile.Stop{}, []string{site + "/"}, func(p *profile.Profile, d *Deps) {
-		// 3 queries a form, and up to 4 more (words of the page, a
+		// 3 queries a form, and up to 5 more (words of the page, a
 		// general sample) reserved with them: the database takes 4 (its
 		// general sample), the static form 5 (none of the profile's terms
 		// lists records: two words of its page), and the second
-		// database's 7 do not fit in the 2 left
-		p.Probe = profile.Probe{Queries: 3, Budget: 11}
+		// database's 8 do not fit in the 4 left
+		p.Probe = profile.Probe{Queries: 3, Budget: 13}
 		pr, err := probe.New(f, probe.Options{Queries: 3, Terms: []string{"ford", "honda", "toyota"}})
 		if err != nil {
 			t.Fatal(err)
@@ -95,7 +95,7 @@ func TestProbeForms(t *testing.T) {
 	}
 	checkCounters(t, c.db, sn)
 	if sn.ProbedForms != 2 || sn.ProbeQueries != 9 {
-		t.Errorf("snapshot: %d forms probed with %d queries; want 2 with 9 (within the budget of 11)", sn.ProbedForms, sn.ProbeQueries)
+		t.Errorf("snapshot: %d forms probed with %d queries; want 2 with 9 (within the budget of 13)", sn.ProbedForms, sn.ProbeQueries)
 	}
 	var forms []store.Form
 	if err := c.db.ScanForms(func(f store.Form) error { forms = append(forms, f); return nil }); err != nil {

@@ -46,7 +46,7 @@ func TestFetchTopicPagesOrder(t *testing.T) {
 		}
 		want = append(want, u)
 	}
-	pages, failed := FetchTopicPages(context.Background(), d, urls)
+	pages, failed := FetchTopicPages(context.Background(), d, urls, nil)
 	if failed != len(urls)-len(want) {
 		t.Errorf("failed %d, want %d", failed, len(urls)-len(want))
 	}

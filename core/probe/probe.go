@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -135,12 +136,13 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageT
 	// same offers whatever the query shows them to the nonsense term too,
 	// even though none of its records echoes that term.
 	var w records.Wrapper
+	var sample []string // the texts of the records the topic's words list
 	for i := range qs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		j := (i + 1) % len(qs)
-		w = p.ask(ctx, f, box, &qs[j], w, tmpl, topic)
+		w = p.ask(ctx, f, box, &qs[j], w, tmpl, topic, &sample)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -162,7 +164,7 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageT
 				return nil, err
 			}
 			q := store.ProbeQuery{Query: t, Kind: "page"}
-			w = p.ask(ctx, f, box, &q, w, tmpl, topic)
+			w = p.ask(ctx, f, box, &q, w, tmpl, topic, &sample)
 			qs = append(qs, q)
 		}
 		if len(terms) > 0 {
@@ -171,7 +173,7 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageT
 		}
 	}
 	if decision == store.ProbeTopicDatabase && topic != nil {
-		qs, decision, evidence = p.general(ctx, f, box, qs, w, tmpl, topic, decision, evidence)
+		qs, decision, evidence = p.general(ctx, f, box, qs, w, tmpl, topic, decision, evidence, sample)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -310,8 +312,46 @@ func topicOn(qs []store.ProbeQuery, nonsense store.ProbeQuery) float64 {
 
 // generalQueries sample what a database holds whatever the topic: the
 // empty query (many searches list everything, the site's own listing)
-// and, when that lists nothing, the commonest English word.
+// and, when that lists nothing, the commonest English word (replaced by a
+// word of the records the topic's terms listed, sampleWord, when there is
+// one).
 var generalQueries = []string{"", "the"}
+
+// sampleWord is the word most of the texts hold (in the most texts, ties
+// alphabetical) that is none of the words asked or of the topic's terms,
+// no stop word, number or word under 4 letters; "" when no word is in two
+// texts.
+func sampleWord(texts []string, asked []store.ProbeQuery, terms []string) string {
+	skip := map[string]bool{}
+	for _, q := range asked {
+		for _, w := range text.Tokenize(q.Query) {
+			skip[w] = true
+		}
+	}
+	for _, t := range terms {
+		for _, w := range text.Tokenize(t) {
+			skip[w] = true
+		}
+	}
+	df := map[string]int{}
+	for _, s := range texts {
+		seen := map[string]bool{}
+		for _, w := range text.Tokenize(s) {
+			if len(w) < 4 || seen[w] || skip[w] || text.IsStop(w) || strings.Trim(w, "0123456789") == "" {
+				continue
+			}
+			seen[w] = true
+			df[w]++
+		}
+	}
+	best, n := "", 1
+	for w, c := range df {
+		if c > n || c == n && best != "" && w < best {
+			best, n = w, c
+		}
+	}
+	return best
+}
 
 // general checks a topic-database decision against a general sample of
 // the database: topic terms also find the few records of another topic's
@@ -321,19 +361,27 @@ var generalQueries = []string{"", "the"}
 // the first general query whose answer lists records unlike the nonsense
 // term's; a database none of whose general queries lists records keeps
 // its decision. The queries are recorded, so the budget counts them.
-func (p *Prober) general(ctx context.Context, f *page.Form, box int, qs []store.ProbeQuery, w records.Wrapper, tmpl *records.Template, topic Topic, decision string, ev []string) ([]store.ProbeQuery, string, []string) {
+func (p *Prober) general(ctx context.Context, f *page.Form, box int, qs []store.ProbeQuery, w records.Wrapper, tmpl *records.Template, topic Topic, decision string, ev []string, sample []string) ([]store.ProbeQuery, string, []string) {
 	var nonsense store.ProbeQuery
 	for _, q := range qs {
 		if q.Kind == "nonsense" {
 			nonsense = q
 		}
 	}
-	for _, g := range generalQueries {
+	general := generalQueries
+	if word := sampleWord(sample, qs, p.opt.Terms); word != "" {
+		// a word of the records the topic's terms listed, none of the
+		// topic's: what else the database holds where those records are
+		// (a search that ignores stop words and lists nothing for the
+		// empty query still answers it)
+		general = []string{generalQueries[0], word, generalQueries[1]}
+	}
+	for _, g := range general {
 		if ctx.Err() != nil {
 			break
 		}
 		q := store.ProbeQuery{Query: g, Kind: "general"}
-		w = p.ask(ctx, f, box, &q, w, tmpl, topic)
+		w = p.ask(ctx, f, box, &q, w, tmpl, topic, nil)
 		qs = append(qs, q)
 		ev = append(ev, describe(q))
 		if q.Error != "" || q.Login || q.Records == 0 || (nonsense.Error == "" && q.Signature == nonsense.Signature) {
@@ -372,7 +420,7 @@ var loginPath = regexp.MustCompile(`(?i)(^|[/_.=?&-])(login|log-in|logon|signin|
 // ask submits one probe query and fills q with what the answer showed; it
 // returns the record template, learned from the first answer that shows
 // one.
-func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQuery, w records.Wrapper, tmpl *records.Template, topic Topic) records.Wrapper {
+func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQuery, w records.Wrapper, tmpl *records.Template, topic Topic, sample *[]string) records.Wrapper {
 	q.Total = -1
 	sub := page.NoSubmitter
 	if subs := f.Submitters(); len(subs) > 0 {
@@ -444,6 +492,9 @@ func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQ
 		for _, r := range res.Records {
 			b.WriteString(r.Text)
 			b.WriteByte(' ')
+			if sample != nil {
+				*sample = append(*sample, cmp.Or(r.Data, r.Text))
+			}
 		}
 		_, q.OnTopic = topic.Relevant(withoutQuery(b.String(), q.Query))
 	}

@@ -196,7 +196,7 @@ func TestProbe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := p.Probe(ctx, searchForm(s.URL+tt.path), searchable, s.URL+"/", nil, tt.topic)
+			res, err := p.Probe(ctx, searchForm(s.URL+tt.path), searchable, "", nil, tt.topic)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,5 +325,115 @@ func TestGeneralVerdict(t *testing.T) {
 		if got, why := generalVerdict(tt.share, tt.topic, 0.5); got != tt.want || (!got && why == "") {
 			t.Errorf("%s: generalVerdict(%.2f, %.2f) = %v %q, want %v", tt.name, tt.share, tt.topic, got, why, tt.want)
 		}
+	}
+}
+
+// TestProbeFallbackTerms probes a movie database with profile words its
+// records do not hold: the probe then asks words of the form's page the
+// topic judge rates on the topic (or, first, the learned words of the
+// topic's records), and decides from their answers.
+func TestProbeFallbackTerms(t *testing.T) {
+	ctx := context.Background()
+	pageText := "Find a title in our catalogue of recipes and thriller classics, horror too. Opening hours 2024."
+	tests := []struct {
+		name    string
+		learned []string
+		want    []string // the fallback queries, in order
+	}{
+		{"page words", nil, []string{"thriller", "horror"}},
+		{"learned words first", []string{"Hitchcock", "the"}, []string{"hitchcock", "thriller"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, movies)
+			opt := Options{Queries: 3, Terms: []string{"cinema", "motion picture"}}
+			if tt.learned != nil {
+				opt.Learned = func() []string { return tt.learned }
+			}
+			p, err := New(fetcher(t), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Probe(ctx, searchForm(s.URL+"/search"), searchable, pageText, nil, movieWords)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var asked []string
+			for _, q := range res.Queries {
+				if q.Kind == "page" {
+					asked = append(asked, q.Query)
+				}
+			}
+			ev := strings.Join(res.Evidence, "\n")
+			if strings.Join(asked, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("fallback queries %v, want %v\n%s", asked, tt.want, ev)
+			}
+			if res.Decision != store.ProbeTopicDatabase || !strings.Contains(ev, "none of the profile's terms found records") {
+				t.Errorf("decision %s, want %s from the fallback words:\n%s", res.Decision, store.ProbeTopicDatabase, ev)
+			}
+		})
+	}
+}
+
+func TestFallbackTerms(t *testing.T) {
+	f := &page.Form{Fields: []page.Field{
+		{Tag: "input", Type: "text", Name: "q"},
+		{Tag: "select", Name: "genre", Options: []page.Option{{Value: "", Text: "Any genre"}, {Value: "w", Text: "Western"}, {Value: "n", Text: "Noir 1940s"}}},
+	}}
+	asked := []store.ProbeQuery{{Query: "drama", Kind: "topic"}}
+	tests := []struct {
+		name     string
+		learned  []string
+		pageText string
+		n        int
+		want     []string
+	}{
+		{"options before page words, ties in the order seen", nil, "a film director", 3, []string{"western", "noir", "film"}},
+		{"learned first, no duplicates", []string{"noir", "Noir", "an", "1999"}, "", 3, []string{"noir", "western"}},
+		{"page words the judge rates, best first; not asked, stop or numbers", nil, "the drama of 2024 with actor, film and pasta", 4, []string{"western", "noir", "actor", "film"}},
+		{"none", nil, "", 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fallbackTerms(tt.learned, tt.pageText, f, 0, asked, movieWords, tt.n)
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecideSameRecords(t *testing.T) {
+	qs := []store.ProbeQuery{
+		{Query: "qxzv", Kind: "nonsense"},
+		{Query: "a", Kind: "topic", Records: 3, Signature: "s1", OnTopic: 0.9},
+		{Query: "b", Kind: "page", Records: 3, Signature: "s1", OnTopic: 0.9},
+	}
+	if d, ev := decide(qs, true, 0.5); d != store.ProbeNotDatabase {
+		t.Errorf("two queries listing the very same records: %s, want %s\n%s", d, store.ProbeNotDatabase, strings.Join(ev, "\n"))
+	}
+	qs[2].Signature = "s2"
+	if d, ev := decide(qs, true, 0.5); d != store.ProbeTopicDatabase {
+		t.Errorf("two queries listing different records: %s, want %s\n%s", d, store.ProbeTopicDatabase, strings.Join(ev, "\n"))
+	}
+}
+
+func TestSampleWord(t *testing.T) {
+	asked := []store.ProbeQuery{{Query: "law", Kind: "topic"}}
+	tests := []struct {
+		name  string
+		texts []string
+		want  string
+	}{
+		{"the word most records hold", []string{"Boyle's law: gas pressure and volume", "Charles's law: gas volume and heat", "law of motion: force and mass"}, "volume"},
+		{"not a term, asked word, stop word or number", []string{"court of law 1999 the", "legal court 1999 the"}, ""},
+		{"in two texts at least", []string{"alpha beta", "gamma delta"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sampleWord(tt.texts, asked, []string{"court", "legal"}); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -100,7 +100,8 @@ func ClusterRun(ctx context.Context, o ClusterRunOptions) (crawl.Snapshot, error
 	if o.Workers <= 0 {
 		o.Workers = ClusterWindow
 	}
-	conn, err := cluster.Connect(ctx, o.NATS, cluster.Options{Logger: o.Logger})
+	// a coordinator started with its server waits for it (until ^C)
+	conn, err := cluster.Connect(ctx, o.NATS, cluster.Options{Logger: o.Logger, Wait: -1})
 	if err != nil {
 		return crawl.Snapshot{}, err
 	}
@@ -151,7 +152,8 @@ func Work(ctx context.Context, o WorkOptions) error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	conn, err := cluster.Connect(ctx, o.NATS, cluster.Options{Logger: o.Logger})
+	// a worker started with its server waits for it (until ^C)
+	conn, err := cluster.Connect(ctx, o.NATS, cluster.Options{Logger: o.Logger, Wait: -1})
 	if err != nil {
 		return err
 	}
