@@ -177,3 +177,30 @@ func TestHarvestKill(t *testing.T) {
 	}
 	t.Logf("%d kills, %d records seen before them, %d at the end, %d lost", killed, len(seen), len(final), lost)
 }
+
+// TestHarvestTotalBudget holds a harvest to --queries for all its
+// databases together.
+func TestHarvestTotalBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the simulated web and surfaces its databases")
+	}
+	dir := filepath.Join(t.TempDir(), "harvest")
+	out, err := runCLI(t, "harvest", "--testbed", "--pages", "400", "--queries", "45", "--queries-per-db", "30", "--dir", dir, "--json", "--quiet", autoProfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum app.HarvestSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	stopped := 0
+	for _, d := range sum.Databases {
+		if d.Stopped == "queries" {
+			stopped++
+		}
+	}
+	if sum.Queries > 45 || stopped == 0 {
+		t.Errorf("%d queries for a budget of 45, %d databases stopped by it: %s", sum.Queries, stopped, out)
+	}
+	t.Logf("%d queries, %d databases stopped by the budget", sum.Queries, stopped)
+}

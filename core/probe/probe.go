@@ -136,7 +136,11 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageT
 	// same offers whatever the query shows them to the nonsense term too,
 	// even though none of its records echoes that term.
 	var w records.Wrapper
-	var sample []string // the texts of the records the topic's words list
+	// the texts of the records the profile's terms list: a term of the
+	// topic that finds a corner of another topic's database (papers on car
+	// sharing asked "car") is checked against what else those records
+	// say; words of the form's own page or options need no such check
+	var sample []string
 	for i := range qs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -164,7 +168,7 @@ func (p *Prober) Probe(ctx context.Context, f *page.Form, d form.Decision, pageT
 				return nil, err
 			}
 			q := store.ProbeQuery{Query: t, Kind: "page"}
-			w = p.ask(ctx, f, box, &q, w, tmpl, topic, &sample)
+			w = p.ask(ctx, f, box, &q, w, tmpl, topic, nil)
 			qs = append(qs, q)
 		}
 		if len(terms) > 0 {
