@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/dwcrawl/dwcrawl/core/enrich"
 	"github.com/dwcrawl/dwcrawl/core/surface"
@@ -36,6 +38,10 @@ type CrawlData struct {
 type SurfaceRun struct {
 	Docs []Point // (query number, documents downloaded)
 	Cost float64 // cumulative cost after the last query
+	// Site and Verdict are, for a form of the crawl (source "form:ID", a
+	// database a harvest or surface --form surfaced), the form's site and
+	// its probe's decision ("" when it was not probed).
+	Site, Verdict string
 	// Estimates are the coverage estimates of the journaled estimate
 	// checkpoints, in query order.
 	Estimates []Estimate
@@ -80,6 +86,10 @@ type EnrichRun struct {
 	Covered []Point // (query number, records covered)
 }
 
+// FormSource prefixes the journal source of a form of the crawl: the
+// databases a harvest (or surface --form) surfaced are "form:ID".
+const FormSource = "form:"
+
 // ReadCrawl reads the report's data from an open crawl directory.
 func ReadCrawl(ctx context.Context, db *store.DB) (*CrawlData, error) {
 	d := &CrawlData{Surfacing: map[string]SurfaceRun{}}
@@ -108,6 +118,18 @@ func ReadCrawl(ctx context.Context, db *store.DB) (*CrawlData, error) {
 		run, err := readSurface(ctx, db, src)
 		if err != nil {
 			return nil, err
+		}
+		if id, ok := strings.CutPrefix(src, FormSource); ok {
+			f, found, err := db.GetForm(id)
+			if err != nil {
+				return nil, fmt.Errorf("form %s: %w", id, err)
+			}
+			if found {
+				run.Site = f.Site
+				if f.Probe != nil {
+					run.Verdict = f.Probe.Decision
+				}
+			}
 		}
 		if len(run.Docs) > 0 {
 			d.Surfacing[src] = run
@@ -257,20 +279,15 @@ func (b *builder) addCrawl(dir, label string, d *CrawlData) error {
 	for _, src := range sortedKeys(d.Surfacing) {
 		found = true
 		run := d.Surfacing[src]
-		f := b.figure("surface-docs", "Surfacing: documents downloaded vs queries", "queries", "documents downloaded")
-		f.Series = append(f.Series, Series{Label: seriesLabel(label, src), Points: run.Docs})
-		last := run.Docs[len(run.Docs)-1]
-		t := b.table("surface", "Surfacing", "run", "source", "queries", "documents", "cost",
-			"estimated coverage", levelName()+" interval", "estimated size", "estimator", "estimated at query")
-		row := []string{label, src, ftoa(last.X), ftoa(last.Y), ftoa(run.Cost), "", "", "", "", ""}
-		if n := len(run.Estimates); n > 0 {
-			e := run.Estimates[n-1]
-			row[8], row[9] = e.Estimator, strconv.Itoa(e.Query)
-			if e.Valid() {
-				row[5], row[6], row[7] = ftoa(e.Coverage), interval(e.Low, e.High), numOrEmpty(e.Size)
-			}
+		if id, ok := strings.CutPrefix(src, FormSource); ok {
+			b.addDatabase(label, id, run)
+		} else {
+			f := b.figure("surface-docs", "Surfacing: documents downloaded vs queries", "queries", "documents downloaded")
+			f.Series = append(f.Series, Series{Label: seriesLabel(label, src), Points: run.Docs})
+			t := b.table("surface", "Surfacing", "run", "source", "queries", "documents", "cost",
+				"estimated coverage", levelName()+" interval", "estimated size", "estimator", "estimated at query")
+			t.Rows = append(t.Rows, append([]string{label, src}, surfaceCells(run)...))
 		}
-		t.Rows = append(t.Rows, row)
 		if s, ok := estimateSeries(seriesLabel(label, src), run.Estimates); ok {
 			f := b.figure("surface-estimate", "Surfacing: estimated coverage vs queries ("+levelName()+" interval shaded)", "queries", "estimated coverage (fraction of the database)")
 			f.Series = append(f.Series, s)
@@ -288,6 +305,44 @@ func (b *builder) addCrawl(dir, label string, d *CrawlData) error {
 		return fmt.Errorf("report: %s: no pages fetched, no surfacing or enrichment journal: %w", dir, ErrNoData)
 	}
 	return nil
+}
+
+// addDatabase adds a database of the crawl (form id) to the plot of
+// records against queries per database, from (0, 0), and to the table of
+// databases.
+func (b *builder) addDatabase(label, id string, run SurfaceRun) {
+	name := id
+	if run.Site != "" {
+		name += " (" + hostOf(run.Site) + ")"
+	}
+	f := b.figure("surface-databases", "Databases: records vs queries, per database", "queries", "records downloaded")
+	f.Series = append(f.Series, Series{Label: seriesLabel(label, name), Points: append([]Point{{0, 0}}, run.Docs...)})
+	t := b.table("surface-databases", "Databases (forms of the crawl surfaced)", "run", "form", "site", "verdict", "queries", "records", "cost",
+		"estimated coverage", levelName()+" interval", "estimated size", "estimator", "estimated at query")
+	t.Rows = append(t.Rows, append([]string{label, id, run.Site, run.Verdict}, surfaceCells(run)...))
+}
+
+// surfaceCells are a surfaced source's table cells: queries, documents,
+// cost, and its last estimate (coverage, interval, size, estimator, query).
+func surfaceCells(run SurfaceRun) []string {
+	last := run.Docs[len(run.Docs)-1]
+	row := []string{ftoa(last.X), ftoa(last.Y), ftoa(run.Cost), "", "", "", "", ""}
+	if n := len(run.Estimates); n > 0 {
+		e := run.Estimates[n-1]
+		row[6], row[7] = e.Estimator, strconv.Itoa(e.Query)
+		if e.Valid() {
+			row[3], row[4], row[5] = ftoa(e.Coverage), interval(e.Low, e.High), numOrEmpty(e.Size)
+		}
+	}
+	return row
+}
+
+// hostOf is the host of a site URL, or the URL when it has none.
+func hostOf(site string) string {
+	if u, err := url.Parse(site); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return site
 }
 
 // estimateSeries is the line of the valid estimates with their intervals

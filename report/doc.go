@@ -16,6 +16,13 @@
 //     a shaded band under the estimate line; the table gives each source's
 //     last estimate, interval, estimated size and estimator (the estimator
 //     alone when it is "none": too little data yet);
+//   - a harvest's directory (dwcrawl harvest), or a crawl directory after
+//     surface --form: every form of the crawl that was surfaced (journal
+//     source "form:ID") is a database, drawn as records downloaded against
+//     queries, one line per database from (0, 0), in a plot of its own
+//     (surface-databases), and listed with its site, its probe's verdict,
+//     queries, records and last coverage estimate; the other sources keep
+//     the surfacing plot;
 //   - an enrichment state directory (dwcrawl enrich --dir): local records
 //     covered against queries, from the enrichment journal;
 //   - dwcrawl bench harvest --out DIR: the true relevant forms and deep

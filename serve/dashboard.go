@@ -37,6 +37,7 @@ type indexPage struct {
 	Crawls        []CrawlStatus
 	Surface       []SurfaceStatus
 	Enrich        []EnrichStatus
+	Harvests      []HarvestStatus
 	Profiles      []string
 	Strategies    []string
 	TokenRequired bool
@@ -68,6 +69,12 @@ func (s *Server) dashboardIndex(w http.ResponseWriter, r *http.Request) error {
 			p.Surface = append(p.Surface, wk.status())
 		case *enrichWork:
 			p.Enrich = append(p.Enrich, wk.status())
+		case *harvestWork:
+			st, err := wk.status()
+			if err != nil {
+				return err
+			}
+			p.Harvests = append(p.Harvests, st)
 		}
 	}
 	p.Profiles = s.profiles()
@@ -80,6 +87,24 @@ func (s *Server) dashboardCrawl(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return s.render(w, "crawl.html", crawlPage{Crawl: c.status(), TokenRequired: s.opt.Token != ""})
+}
+
+// harvestPage is the data of a harvest's page.
+type harvestPage struct {
+	Harvest       HarvestStatus
+	TokenRequired bool
+}
+
+func (s *Server) dashboardHarvest(w http.ResponseWriter, r *http.Request) error {
+	_, h, err := s.harvestJob(r)
+	if err != nil {
+		return err
+	}
+	st, err := h.status()
+	if err != nil {
+		return err
+	}
+	return s.render(w, "harvest.html", harvestPage{Harvest: st, TokenRequired: s.opt.Token != ""})
 }
 
 // profiles lists the profile files of the allowed directories (the root's

@@ -27,6 +27,7 @@ const (
 	KindCrawl   = "crawl"
 	KindSurface = "surface"
 	KindEnrich  = "enrich"
+	KindHarvest = "harvest"
 )
 
 // recordFile is the job's record in its directory.
@@ -85,7 +86,7 @@ type work interface {
 	last() any
 }
 
-// job is one crawl, surfacing or enrichment job.
+// job is one crawl, surfacing, enrichment or harvest job.
 type job struct {
 	srv  *Server
 	id   string
@@ -367,6 +368,9 @@ func (s *Server) restoreJob(dir string, rec record) (*job, error) {
 	case KindEnrich:
 		j.ref = s.ref(dir)
 		err = s.restoreEnrich(j, rec)
+	case KindHarvest:
+		j.ref = s.ref(dir)
+		err = s.restoreHarvest(j, rec)
 	default:
 		err = fmt.Errorf("unknown job kind %q", rec.Kind)
 	}

@@ -37,6 +37,13 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /api/enrich/{id}/curve", s.taskCurve(KindEnrich))
 	mux.HandleFunc("GET /api/enrich/{id}/output", s.handle(s.enrichOutput))
 
+	mux.HandleFunc("GET /api/harvests", s.handle(s.listHarvests))
+	mux.HandleFunc("POST /api/harvests", s.mutating(s.createHarvest))
+	mux.HandleFunc("GET /api/harvests/{id}", s.handle(s.getHarvest))
+	mux.HandleFunc("POST /api/harvests/{id}/stop", s.mutating(s.stopHarvest))
+	mux.HandleFunc("POST /api/harvests/{id}/resume", s.mutating(s.resumeHarvest))
+	mux.HandleFunc("GET /api/harvests/{id}/curve", s.handle(s.harvestCurve))
+
 	mux.HandleFunc("GET /api/profiles", s.handle(s.listProfiles))
 	mux.HandleFunc("/api/", s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return &apiError{http.StatusNotFound, "no such API path: " + r.Method + " " + r.URL.Path}
@@ -51,6 +58,7 @@ func (s *Server) routes() *http.ServeMux {
 
 	mux.HandleFunc("GET /{$}", s.handle(s.dashboardIndex))
 	mux.HandleFunc("GET /crawls/{id}", s.handle(s.dashboardCrawl))
+	mux.HandleFunc("GET /harvests/{id}", s.handle(s.dashboardHarvest))
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))
 	return mux
 }

@@ -20,14 +20,15 @@ func init() {
 		UsageText: "dwcrawl report --dir D [--dir D2…] [--bench OUT…] --out report.html [--format html|svg|png] [--title T]",
 		Description: "Draws the harvest curve of each crawl directory (relevant forms and deep sites against pages\n" +
 			"fetched), the documents each surfacing downloaded against queries with its estimated coverage\n" +
-			"and 90% interval as a band (over the true coverage for bench surface), and the local records an\n" +
+			"and 90% interval as a band (over the true coverage for bench surface), the records each database\n" +
+			"of a harvest (every form surfaced) downloaded against queries, one line per database, and the local records an\n" +
 			"enrichment covered against queries, with a table of each run's numbers. Several runs share a\n" +
 			"plot. Bench outputs are read too: the --out directory of bench harvest or bench surface, and the\n" +
 			"--json output of bench enrich (records covered against the budget) or bench surface.\n" +
 			"--format html (the default, or from the --out extension) writes one self-contained page with\n" +
 			"inline SVG; svg and png write every plot in one image.",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "dir", Usage: "crawl `DIR` (run, surface or enrich --dir), or a bench --out directory; repeat for several"},
+			&cli.StringSliceFlag{Name: "dir", Usage: "crawl `DIR` (run, harvest, surface or enrich --dir), or a bench --out directory; repeat for several"},
 			&cli.StringSliceFlag{Name: "bench", Usage: "bench output: a --out directory or a --json `FILE`; repeat for several"},
 			&cli.StringFlag{Name: "out", Usage: "output `FILE`", Required: true},
 			&cli.StringFlag{Name: "format", Usage: "html, svg or png (default: from the --out extension, else html)"},

@@ -12,12 +12,12 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:      "serve",
-		Usage:     "run crawls, surfacing and enrichment jobs behind a REST API, a live dashboard and Prometheus metrics",
+		Usage:     "run crawls, harvests, surfacing and enrichment jobs behind a REST API, a live dashboard and Prometheus metrics",
 		UsageText: "dwcrawl serve [--addr 127.0.0.1:8700] [--root DIR] [--token T] [--allow DIR]... [--resume]",
 		Description: `One process runs many jobs. Each job has a directory under --root (its id), which a
 restarted server lists again; --resume continues the jobs it stopped. The dashboard is
-at /, the API under /api/ (POST /api/crawls, GET /api/crawls/{id}, …; see the README),
-the metrics at /metrics.
+at /, the API under /api/ (POST /api/crawls, POST /api/harvests, GET /api/crawls/{id},
+…; see the README and docs/service.md), the metrics at /metrics.
 
 Requests that change something (POST) need the token when one is set (header
 "Authorization: Bearer T"); a server listening beyond loopback must have one.

@@ -93,32 +93,17 @@ func TestServeCommand(t *testing.T) {
 	}
 }
 
-// TestServeDashboard drives the dashboard in a real headless browser
-// (Debian's chromium through chromedp): it starts a testbed crawl from the
-// page, waits for forms to appear in the forms table, stops and resumes the
-// crawl with the page's buttons, and saves a screenshot.
-func TestServeDashboard(t *testing.T) {
+// newBrowser starts Debian's headless chromium for the test (skipping
+// the test where there is none) and returns its context, cancelled after
+// three minutes or at the end of the test.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		if bin, err = exec.LookPath("/usr/bin/chromium"); err != nil {
 			t.Skip("no chromium on this machine (apt-get install -y chromium)")
 		}
 	}
-	// the bundled auto profile, learning often enough that the small web
-	// shows learning rounds
-	src, err := os.ReadFile("../../domains/auto.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	learn := regexp.MustCompile(`learn = \{[^}]*\}`)
-	if !learn.Match(src) {
-		t.Fatal("domains/auto.lua has no learn = {...} line to change")
-	}
-	profiles := t.TempDir()
-	if err := os.WriteFile(filepath.Join(profiles, "auto.lua"), learn.ReplaceAll(src, []byte("learn = { sites_every = 4, forms_every = 8 }")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	base := startServe(t, "--allow", profiles)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
 		chromedp.Flag("headless", true),
@@ -140,11 +125,35 @@ func TestServeDashboard(t *testing.T) {
 		chromedp.WindowSize(1440, 1000),
 	}
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestServeDashboard drives the dashboard in a real headless browser
+// (Debian's chromium through chromedp): it starts a testbed crawl from the
+// page, waits for forms to appear in the forms table, stops and resumes the
+// crawl with the page's buttons, and saves a screenshot.
+func TestServeDashboard(t *testing.T) {
+	ctx := newBrowser(t)
+	// the bundled auto profile, learning often enough that the small web
+	// shows learning rounds
+	src, err := os.ReadFile("../../domains/auto.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	learn := regexp.MustCompile(`learn = \{[^}]*\}`)
+	if !learn.Match(src) {
+		t.Fatal("domains/auto.lua has no learn = {...} line to change")
+	}
+	profiles := t.TempDir()
+	if err := os.WriteFile(filepath.Join(profiles, "auto.lua"), learn.ReplaceAll(src, []byte("learn = { sites_every = 4, forms_every = 8 }")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := startServe(t, "--allow", profiles)
 
 	err = chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(`#start`))
 	if err != nil {

@@ -146,13 +146,29 @@ func (r *ServeRunner) Close() error {
 
 // Crawl implements serve.Runner.
 func (r *ServeRunner) Crawl(ctx context.Context, req serve.CrawlRequest) (serve.CrawlRun, error) {
+	s, err := r.crawlOptions(req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := NewCrawl(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// crawlOptions are the options of the crawl req describes: on the shared
+// simulated web with req.Testbed (3000 pages unless the request or the
+// profile says otherwise), else on the real web with the server's network
+// settings.
+func (r *ServeRunner) crawlOptions(req serve.CrawlRequest) (CrawlOptions, error) {
 	p := req.Profile
 	s := CrawlOptions{Profile: p, Dir: req.Dir, DB: req.DB, Strategy: req.Strategy, Workers: req.Workers, Pages: req.Pages,
 		Seed: req.Seed, Logger: r.Logger, Progress: req.Progress, OnFetch: req.OnFetch, Net: r.Net}
 	if req.Testbed {
 		w, addr, err := r.testbed()
 		if err != nil {
-			return nil, err
+			return s, err
 		}
 		s.Web, s.WebAddr = w, addr
 		if s.Pages == 0 && p.Budget.Pages == 0 {
@@ -160,11 +176,7 @@ func (r *ServeRunner) Crawl(ctx context.Context, req serve.CrawlRequest) (serve.
 		}
 	}
 	s.Reverse = Reverse(p, req.Testbed, r.PluginDirs, r.Logger)
-	c, err := NewCrawl(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+	return s, nil
 }
 
 // AddSeeds implements serve.Runner.
@@ -184,6 +196,44 @@ func policyOr(p string) string {
 		return "adaptive"
 	}
 	return p
+}
+
+// Harvest implements serve.Runner: Harvest over the crawl req describes,
+// in the server's store.
+func (r *ServeRunner) Harvest(ctx context.Context, req serve.HarvestRequest) (any, error) {
+	s, err := r.crawlOptions(serve.CrawlRequest{Profile: req.Profile, Dir: req.Dir, DB: req.DB, Testbed: req.Testbed, Pages: req.Pages,
+		Strategy: req.Strategy, Workers: req.Workers, Seed: req.Seed, OnFetch: req.OnFetch})
+	if err != nil {
+		return nil, err
+	}
+	o := HarvestOptions{CrawlOptions: s, QueriesPerDB: req.QueriesPerDB, Queries: req.Queries, Parallel: req.Parallel,
+		StopAfter: req.StopAfter, OnEvent: req.OnEvent}
+	if req.OnStatus != nil {
+		o.OnStatus = func(st HarvestStatus) {
+			req.OnStatus(serve.HarvestProgress{Crawl: st.Crawl, CrawlDone: st.CrawlDone, Records: st.Records, Queries: st.Queries,
+				HarvestStages: serve.HarvestStages{Found: st.Found, Probed: st.Probed, Topic: st.Topic, Surfacing: st.Surfacing, Done: st.Done}})
+		}
+	}
+	sum, err := Harvest(ctx, o)
+	if sum == nil {
+		return nil, err
+	}
+	return sum, err
+}
+
+// HarvestDatabases implements serve.Runner.
+func (r *ServeRunner) HarvestDatabases(db *store.DB) ([]serve.HarvestDatabase, error) {
+	dbs, err := HarvestDatabases(db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]serve.HarvestDatabase, len(dbs))
+	for i, d := range dbs {
+		out[i] = serve.HarvestDatabase{ID: d.ID, Site: d.Site, PageURL: d.PageURL, Verdict: d.Verdict, State: d.State,
+			Queries: d.Queries, Records: d.Records, CoverageEstimate: d.CoverageEstimate, CoverageLow: d.CoverageLow,
+			CoverageHigh: d.CoverageHigh, Estimator: d.Estimator, Stopped: d.Stopped, Error: d.Error}
+	}
+	return out, nil
 }
 
 // Enrich implements serve.Runner.

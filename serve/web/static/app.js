@@ -41,10 +41,11 @@ const when = (s) => (s ? new Date(s).toLocaleString() : "");
 
 function stateBadge(s) { return el("span", { class: "state " + s }, s); }
 
-async function act(id, what, msg) {
+// act stops or resumes a job; kind is the API's collection (crawls, harvests).
+async function act(kind, id, what, msg) {
   msg.textContent = what === "stop" ? "stopping…" : "resuming…";
   try {
-    const st = await api("/api/crawls/" + encodeURIComponent(id) + "/" + what, { method: "POST" });
+    const st = await api("/api/" + kind + "/" + encodeURIComponent(id) + "/" + what, { method: "POST" });
     msg.textContent = "";
     return st;
   } catch (e) {
@@ -60,7 +61,7 @@ function crawlRow(c) {
   const btn = c.state === "running"
     ? el("button", { type: "button", class: "small" }, "Stop")
     : el("button", { type: "button", class: "small" }, "Resume");
-  btn.onclick = async () => { await act(c.id, c.state === "running" ? "stop" : "resume", msg); refreshIndex(); };
+  btn.onclick = async () => { await act("crawls", c.id, c.state === "running" ? "stop" : "resume", msg); refreshIndex(); };
   return el("tr", { "data-id": c.id },
     el("td", {}, el("a", { href: "/crawls/" + encodeURIComponent(c.id) }, c.id)),
     el("td", {}, c.profile), el("td", {}, c.strategy), el("td", {}, stateBadge(c.state)),
@@ -70,10 +71,25 @@ function crawlRow(c) {
     el("td", { class: "num" }, fmt(c.harvest_rate)), el("td", {}, when(c.started_at)), el("td", {}, btn, msg));
 }
 
+function harvestRow(h) {
+  const pct = h.budget ? Math.min(100, (100 * h.pages) / h.budget) : 0;
+  const msg = el("span", { class: "msg" });
+  const btn = el("button", { type: "button", class: "small" }, h.state === "running" ? "Stop" : "Resume");
+  btn.onclick = async () => { await act("harvests", h.id, h.state === "running" ? "stop" : "resume", msg); refreshIndex(); };
+  return el("tr", { "data-id": h.id },
+    el("td", {}, el("a", { href: "/harvests/" + encodeURIComponent(h.id) }, h.id)),
+    el("td", {}, h.profile), el("td", {}, stateBadge(h.state)),
+    el("td", {}, el("div", { class: "bar" }, el("span", { style: "width:" + pct + "%" })), h.pages + (h.budget ? " / " + h.budget : "")),
+    el("td", { class: "num" }, h.stages.found), el("td", { class: "num" }, h.stages.topic), el("td", { class: "num" }, h.stages.done),
+    el("td", { class: "num" }, h.records), el("td", { class: "num" }, h.queries), el("td", {}, when(h.started_at)), el("td", {}, btn, msg));
+}
+
 async function refreshIndex() {
   try {
     const crawls = await api("/api/crawls");
     fill(document.querySelector("#crawls tbody"), crawls.map(crawlRow), 12, "No crawl yet: start one above.");
+    const harvests = await api("/api/harvests");
+    fill(document.querySelector("#harvests tbody"), harvests.map(harvestRow), 11, "No harvest yet: start one above.");
   } catch (e) { /* keep the last view */ }
 }
 
@@ -83,12 +99,15 @@ function initIndex() {
   form.onsubmit = async (ev) => {
     ev.preventDefault();
     const f = new FormData(form);
+    const harvest = ev.submitter && ev.submitter.value === "harvest";
     const body = { profile: f.get("profile"), pages: Number(f.get("pages")), strategy: f.get("strategy"), testbed: f.get("testbed") === "on" };
+    if (harvest && f.get("queries_per_db")) body.queries_per_db = Number(f.get("queries_per_db"));
+    const kind = harvest ? "harvests" : "crawls";
     msg.textContent = "starting…";
     try {
-      const r = await api("/api/crawls", { method: "POST", body: JSON.stringify(body) });
+      const r = await api("/api/" + kind, { method: "POST", body: JSON.stringify(body) });
       msg.textContent = "";
-      location.href = "/crawls/" + encodeURIComponent(r.id);
+      location.href = "/" + kind + "/" + encodeURIComponent(r.id);
     } catch (e) {
       msg.textContent = e.message;
     }
@@ -99,7 +118,8 @@ function initIndex() {
 
 // --- charts
 
-// lineChart draws series [{points: [[x,y]…], cls}] into an SVG of 640×300.
+// lineChart draws series [{points: [[x,y]…], cls, title}] into an SVG of
+// 640×300; a series' title shows when the pointer is on its line.
 function lineChart(svg, series, xLabel) {
   const W = 640, H = 300, L = 52, R = 14, T = 14, B = 40;
   let maxX = 1, maxY = 1;
@@ -131,7 +151,9 @@ function lineChart(svg, series, xLabel) {
   for (const s of series) {
     if (!s.points.length) continue;
     const d = s.points.map(([x, y], i) => (i ? "L" : "M") + sx(x).toFixed(1) + " " + sy(y).toFixed(1)).join(" ");
-    kids.push(mk("path", { d, class: "series " + s.cls }));
+    const path = mk("path", { d, class: "series " + s.cls });
+    if (s.title) path.append(mk("title", {}, s.title));
+    kids.push(path);
   }
   svg.replaceChildren(...kids);
 }
@@ -248,10 +270,87 @@ async function refreshCrawl(id) {
 
 function initCrawl(id) {
   const msg = document.getElementById("action-msg");
-  document.getElementById("stop").onclick = async () => { await act(id, "stop", msg); refreshCrawl(id); };
-  document.getElementById("resume").onclick = async () => { await act(id, "resume", msg); refreshCrawl(id); };
+  document.getElementById("stop").onclick = async () => { await act("crawls", id, "stop", msg); refreshCrawl(id); };
+  document.getElementById("resume").onclick = async () => { await act("crawls", id, "resume", msg); refreshCrawl(id); };
   refreshCrawl(id);
   setInterval(() => refreshCrawl(id), POLL_MS);
+}
+
+// --- harvest page
+
+// PALETTE is the number of series colours (style.css: .series.s0 …).
+const PALETTE = 8;
+
+function coverageText(d) {
+  if (typeof d.coverage_estimate !== "number") return "–";
+  let t = (100 * d.coverage_estimate).toFixed(1) + "%";
+  if (typeof d.coverage_low === "number" && typeof d.coverage_high === "number") {
+    t += " [" + (100 * d.coverage_low).toFixed(1) + "–" + (100 * d.coverage_high).toFixed(1) + "%]";
+  }
+  return t;
+}
+
+function hostOf(u) {
+  try { return new URL(u).host; } catch (e) { return u; }
+}
+
+function databaseRow(d, colour) {
+  const id = el("td", { class: "mono" });
+  if (colour !== undefined) id.append(el("i", { class: "swatch l-s" + colour }));
+  id.append(d.id);
+  return el("tr", { "data-id": d.id, class: d.verdict === "topic-database" ? "relevant" : "" },
+    id,
+    el("td", {}, el("a", { href: d.page_url, target: "_blank", rel: "noopener noreferrer", title: d.page_url }, d.site)),
+    el("td", {}, d.verdict), el("td", { title: d.error || "" }, d.state + (d.stopped ? " (" + d.stopped + ")" : "")),
+    el("td", { class: "num" }, d.queries), el("td", { class: "num" }, d.records), el("td", { class: "num" }, coverageText(d)));
+}
+
+async function refreshHarvest(id) {
+  const base = "/api/harvests/" + encodeURIComponent(id);
+  let h;
+  try { h = await api(base); } catch (e) { return; }
+  const st = document.getElementById("state");
+  st.className = "state " + h.state;
+  st.textContent = h.state;
+  setText("s-pages", h.pages);
+  setText("s-disc", h.discovery_done ? "discovery done" : "");
+  setText("s-found", h.stages.found);
+  setText("s-probed", h.stages.probed);
+  setText("s-topic", h.stages.topic);
+  setText("s-surfacing", h.stages.surfacing);
+  setText("s-done", h.stages.done);
+  setText("s-records", h.records);
+  setText("s-queries", h.queries);
+  setText("s-sites", h.crawl.sites);
+  const err = document.getElementById("error");
+  err.hidden = !h.error;
+  err.textContent = h.error || "";
+  document.getElementById("stop").disabled = h.state !== "running";
+  document.getElementById("resume").disabled = h.state === "running";
+  const events = document.getElementById("events");
+  events.replaceChildren(...(h.events.length ? h.events.slice().reverse().map((e) => el("li", {}, e)) : [el("li", { class: "muted" }, "No event yet.")]));
+  let curves = [];
+  try { curves = (await api(base + "/curve")).databases; } catch (e) { /* next time */ }
+  const colour = {};
+  curves.forEach((c, i) => { colour[c.id] = i % PALETTE; });
+  lineChart(document.getElementById("curves"), curves.map((c) => {
+    const last = c.points[c.points.length - 1];
+    return { points: c.points, cls: "s" + colour[c.id], title: c.id + " · " + c.site + ": " + last[1] + " records in " + last[0] + " queries" };
+  }), "queries");
+  const legend = document.getElementById("curves-legend");
+  legend.replaceChildren(...(curves.length
+    ? [...curves.flatMap((c) => [el("i", { class: "l-s" + colour[c.id] }), hostOf(c.site)]), el("br"), "records against queries, one line per database (colours as in the table)"]
+    : ["No database surfaced yet: records against queries, one line per database."]));
+  setText("dbs-count", "(" + h.databases.length + ", " + h.stages.topic + " of the topic)");
+  fill(document.querySelector("#databases tbody"), h.databases.map((d) => databaseRow(d, colour[d.id])), 7, "No relevant searchable form found yet.");
+}
+
+function initHarvest(id) {
+  const msg = document.getElementById("action-msg");
+  document.getElementById("stop").onclick = async () => { await act("harvests", id, "stop", msg); refreshHarvest(id); };
+  document.getElementById("resume").onclick = async () => { await act("harvests", id, "resume", msg); refreshHarvest(id); };
+  refreshHarvest(id);
+  setInterval(() => refreshHarvest(id), POLL_MS);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -264,4 +363,5 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   if (page.dataset.page === "index") initIndex();
   if (page.dataset.page === "crawl") initCrawl(page.dataset.id);
+  if (page.dataset.page === "harvest") initHarvest(page.dataset.id);
 });
