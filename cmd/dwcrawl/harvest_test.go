@@ -22,7 +22,7 @@ func harvestRecords(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	out, err := runCLI(t, "docs", "--dir", dir, "--format", "jsonl")
 	if err != nil {
-		if strings.Contains(err.Error(), "no records") {
+		if strings.Contains(err.Error(), "no records") || strings.Contains(err.Error(), "no such crawl directory") {
 			return map[string]bool{}
 		}
 		t.Fatal(err)
@@ -134,20 +134,44 @@ func TestHarvestKill(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		delay := 2*time.Second + time.Duration(rng.Int64N(int64(3*time.Second)))
+		// each kill comes a seeded moment after the run stored records
+		// the earlier ones had not: whatever the machine's speed, every
+		// kill interrupts surfacing under way
+		before := len(seen)
+		ended := false
+	wait:
+		for {
+			select {
+			case err := <-done:
+				t.Logf("run %d ended by itself before its kill (%v)", i+1, err)
+				ended = true
+				break wait
+			case <-time.After(500 * time.Millisecond):
+			}
+			if n := len(harvestRecords(t, dir)); n > before {
+				break
+			}
+		}
+		if ended {
+			break
+		}
+		delay := time.Duration(rng.Int64N(int64(1500 * time.Millisecond)))
 		select {
 		case err := <-done:
 			t.Logf("run %d ended by itself before its kill (%v)", i+1, err)
-			i = kills
+			ended = true
 		case <-time.After(delay):
-			for k := range harvestRecords(t, dir) {
-				seen[k] = true
-			}
-			cmd.Process.Signal(syscall.SIGKILL)
-			<-done
-			killed++
-			t.Logf("kill %d after %v: %d records seen so far", killed, delay, len(seen))
 		}
+		if ended {
+			break
+		}
+		for k := range harvestRecords(t, dir) {
+			seen[k] = true
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		killed++
+		t.Logf("kill %d, %v after new records: %d records seen so far", killed, delay, len(seen))
 	}
 	out, err := runCLI(t, args...)
 	if err != nil {
