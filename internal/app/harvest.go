@@ -21,6 +21,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/records"
 	"github.com/dwcrawl/dwcrawl/core/surface"
 	"github.com/dwcrawl/dwcrawl/core/text"
+	"github.com/dwcrawl/dwcrawl/serve"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -54,33 +55,9 @@ type HarvestOptions struct {
 }
 
 // HarvestDatabase is one relevant searchable form of a harvest: what its
-// probe judged it, and what surfacing it got.
-type HarvestDatabase struct {
-	// ID is the form's id (dwcrawl forms, surface --form ID).
-	ID      string `json:"id"`
-	Site    string `json:"site"`
-	PageURL string `json:"page_url"`
-	// Verdict is the probe's decision (topic-database, site-search,
-	// not-database), or "unprobed" when the probe budget was spent
-	// before the form was reached.
-	Verdict string `json:"verdict"`
-	// State is queued, surfacing, done, failed, or skipped (a verdict
-	// other than topic-database: no query beyond the probe's).
-	State   string `json:"state"`
-	Queries int    `json:"queries"`
-	Records int    `json:"records"`
-	// The coverage estimate of the last checkpoint, its interval and
-	// estimator (null before enough queries).
-	CoverageEstimate *float64 `json:"coverage_estimate"`
-	CoverageLow      *float64 `json:"coverage_low"`
-	CoverageHigh     *float64 `json:"coverage_high"`
-	Estimator        string   `json:"estimator,omitempty"`
-	// Stopped says why surfacing ended: "budget" (queries per database),
-	// "queries" (the harvest's total), "converged" (stop_after queries
-	// found nothing new, or no query was left).
-	Stopped string `json:"stopped,omitempty"`
-	Error   string `json:"error,omitempty"`
-}
+// probe judged it, and what surfacing it got. It is the service's type, so
+// that `harvest --json` and the API list the same fields.
+type HarvestDatabase = serve.HarvestDatabase
 
 // HarvestSummary is what a harvest reports when it ends.
 type HarvestSummary struct {

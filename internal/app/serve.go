@@ -223,17 +223,7 @@ func (r *ServeRunner) Harvest(ctx context.Context, req serve.HarvestRequest) (an
 
 // HarvestDatabases implements serve.Runner.
 func (r *ServeRunner) HarvestDatabases(db *store.DB) ([]serve.HarvestDatabase, error) {
-	dbs, err := HarvestDatabases(db)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]serve.HarvestDatabase, len(dbs))
-	for i, d := range dbs {
-		out[i] = serve.HarvestDatabase{ID: d.ID, Site: d.Site, PageURL: d.PageURL, Verdict: d.Verdict, State: d.State,
-			Queries: d.Queries, Records: d.Records, CoverageEstimate: d.CoverageEstimate, CoverageLow: d.CoverageLow,
-			CoverageHigh: d.CoverageHigh, Estimator: d.Estimator, Stopped: d.Stopped, Error: d.Error}
-	}
-	return out, nil
+	return HarvestDatabases(db)
 }
 
 // Enrich implements serve.Runner.
