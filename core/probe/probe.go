@@ -484,28 +484,71 @@ func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQ
 		// a sample of the database: the share of its records about the
 		// topic, so that a few strongly on-topic records do not carry
 		// the rest
+		kw := p.otherKeywords(q.Query)
 		on := 0
 		for _, r := range res.Records {
-			if ok, _ := topic.Relevant(withoutQuery(r.Text, q.Query)); ok {
+			if ok, _ := topic.Relevant(withoutQuery(r.Text, q.Query)); ok || holdsAny(r.Text, kw) {
 				on++
 			}
 		}
 		q.OnTopic = float64(on) / float64(len(res.Records))
 	} else if q.Records > 0 && topic != nil {
 		var b strings.Builder
+		kw := p.otherKeywords(q.Query)
+		held := 0
 		for _, r := range res.Records {
 			b.WriteString(r.Text)
 			b.WriteByte(' ')
+			if holdsAny(r.Text, kw) {
+				held++
+			}
 			if sample != nil {
 				*sample = append(*sample, cmp.Or(r.Data, r.Text))
 			}
 		}
 		_, q.OnTopic = topic.Relevant(withoutQuery(b.String(), q.Query))
+		// The topic model learned from home pages; a short record (a
+		// glossary entry, a title) can read as nothing to it and still use
+		// the profile's other words: the share of records that do is
+		// evidence of the topic too.
+		q.OnTopic = max(q.OnTopic, float64(held)/float64(len(res.Records)))
 	}
 	if !w.Known() && res.Learned && res.Score >= 2.5 {
 		w = res.Wrapper
 	}
 	return w
+}
+
+// otherKeywords returns the stemmed terms of the profile's keywords that
+// are not terms of query: a record that holds one says more of the topic
+// than the words asked.
+func (p *Prober) otherKeywords(query string) map[string]bool {
+	asked := map[string]bool{}
+	for _, t := range text.Terms(query) {
+		asked[t] = true
+	}
+	kw := map[string]bool{}
+	for _, k := range p.opt.Terms {
+		for _, t := range text.Terms(k) {
+			if !asked[t] && len(t) >= 3 {
+				kw[t] = true
+			}
+		}
+	}
+	return kw
+}
+
+// holdsAny reports whether s holds one of the stemmed terms kw.
+func holdsAny(s string, kw map[string]bool) bool {
+	if len(kw) == 0 {
+		return false
+	}
+	for _, t := range text.Terms(s) {
+		if kw[t] {
+			return true
+		}
+	}
+	return false
 }
 
 func finalPath(u string) string {

@@ -47,6 +47,19 @@ var papers = []string{
 	"Differential privacy for counting queries over streams",
 }
 
+// glossary is a database of the topic whose records are too short for the
+// topic judge to read (it stands for a model trained on home pages) but
+// use the topic's other words.
+var glossary = []string{
+	"jump scare: a sudden shock in a horror or thriller scene",
+	"cameo: a brief appearance of a star in a film, often a thriller",
+	"final girl: the last survivor of a horror slasher film",
+	"red herring: a false clue in a thriller plot",
+	"MacGuffin: an object that drives the plot of a thriller film",
+	"Fordian shot: a horror-free wide shot of a western landscape (after John Ford)",
+	"creature feature: a horror film about a monster",
+}
+
 var recipes = []string{
 	"Lemon tart: pastry, lemons, sugar and eggs baked until set",
 	"Pea soup: split peas simmered with ham hock and onion",
@@ -184,6 +197,8 @@ func TestProbe(t *testing.T) {
 		{"movie database", movies, "/search", movieWords, store.ProbeTopicDatabase, "about the topic"},
 		{"movie database, no topic judge", movies, "/search", nil, store.ProbeTopicDatabase, "topic's terms find records"},
 		{"cooking site search", recipes, "/search", movieWords, store.ProbeSiteSearch, "not about the topic"},
+		{"glossary the judge cannot read, using the topic's other words", glossary, "/search", words{}, store.ProbeTopicDatabase, "about the topic"},
+		{"cooking site search the judge cannot read", recipes, "/search", words{}, store.ProbeSiteSearch, "not about the topic"},
 		{"papers database, a few records on the topic", papers, "/search", movieWords, store.ProbeSiteSearch, "general sample of the database"},
 		{"answer ignores the query", movies, "/static", movieWords, store.ProbeNotDatabase, "does not change"},
 		{"login wall", movies, "/members", movieWords, store.ProbeNotDatabase, "login page"},
