@@ -484,24 +484,25 @@ func (p *Prober) ask(ctx context.Context, f *page.Form, box int, q *store.ProbeQ
 		// a sample of the database: the share of its records about the
 		// topic, so that a few strongly on-topic records do not carry
 		// the rest
-		kw := p.otherKeywords(q.Query)
+		held := keywordRecords(res.Records, p.otherKeywords(q.Query))
 		on := 0
-		for _, r := range res.Records {
-			if ok, _ := topic.Relevant(withoutQuery(r.Text, q.Query)); ok || holdsAny(r.Text, kw) {
+		for i, r := range res.Records {
+			if ok, _ := topic.Relevant(withoutQuery(r.Text, q.Query)); ok || held[i] {
 				on++
 			}
 		}
 		q.OnTopic = float64(on) / float64(len(res.Records))
 	} else if q.Records > 0 && topic != nil {
 		var b strings.Builder
-		kw := p.otherKeywords(q.Query)
 		held := 0
+		for _, h := range keywordRecords(res.Records, p.otherKeywords(q.Query)) {
+			if h {
+				held++
+			}
+		}
 		for _, r := range res.Records {
 			b.WriteString(r.Text)
 			b.WriteByte(' ')
-			if holdsAny(r.Text, kw) {
-				held++
-			}
 			if sample != nil {
 				*sample = append(*sample, cmp.Or(r.Data, r.Text))
 			}
@@ -538,17 +539,36 @@ func (p *Prober) otherKeywords(query string) map[string]bool {
 	return kw
 }
 
-// holdsAny reports whether s holds one of the stemmed terms kw.
-func holdsAny(s string, kw map[string]bool) bool {
+// keywordRecords reports for each record whether it holds one of the
+// stemmed terms kw. A term that (nearly) every record of three or more
+// holds is the listing's furniture ("Score: 12" beside each hit), not what
+// the records say: it counts for none.
+func keywordRecords(recs []records.Record, kw map[string]bool) []bool {
+	held := make([]bool, len(recs))
 	if len(kw) == 0 {
-		return false
+		return held
 	}
-	for _, t := range text.Terms(s) {
-		if kw[t] {
-			return true
+	found := make([][]string, len(recs))
+	n := map[string]int{}
+	for i, r := range recs {
+		seen := map[string]bool{}
+		for _, t := range text.Terms(r.Text) {
+			if kw[t] && !seen[t] {
+				seen[t] = true
+				found[i] = append(found[i], t)
+				n[t]++
+			}
 		}
 	}
-	return false
+	for i := range recs {
+		for _, t := range found[i] {
+			if len(recs) < 3 || float64(n[t]) < 0.9*float64(len(recs)) {
+				held[i] = true
+				break
+			}
+		}
+	}
+	return held
 }
 
 func finalPath(u string) string {

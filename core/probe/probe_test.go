@@ -90,7 +90,7 @@ func newSite(t *testing.T, db []string) *site {
 	}
 	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nDisallow: /private\n") })
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { page(w, "Home", "<p>Welcome.</p>") })
-	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
+	search := func(w http.ResponseWriter, r *http.Request, furniture string) {
 		s.log(r)
 		q := strings.ToLower(r.FormValue("q"))
 		var b strings.Builder
@@ -99,7 +99,7 @@ func newSite(t *testing.T, db []string) *site {
 			// the empty query lists everything (the site's listing)
 			if strings.Contains(strings.ToLower(rec), q) {
 				title, desc, _ := strings.Cut(rec, ": ")
-				fmt.Fprintf(&b, `<li class="hit"><h3><a href="/item/%d">%s</a></h3><p class="snippet">%s</p></li>`, i, html.EscapeString(title), html.EscapeString(desc))
+				fmt.Fprintf(&b, `<li class="hit"><h3><a href="/item/%d">%s</a></h3><p class="snippet">%s</p>%s</li>`, i, html.EscapeString(title), html.EscapeString(desc), furniture)
 				n++
 			}
 		}
@@ -108,6 +108,12 @@ func newSite(t *testing.T, db []string) *site {
 			return
 		}
 		page(w, "Search", fmt.Sprintf(`<h1>Search</h1><p>%d results</p><ol class="hits">%s</ol>`, n, b.String()))
+	}
+	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) { search(w, r, "") })
+	// every hit with the listing's furniture, which happens to hold a
+	// word of the topic
+	mux.HandleFunc("/scored", func(w http.ResponseWriter, r *http.Request) {
+		search(w, r, `<p class="meta">Thriller score: 12</p>`)
 	})
 	mux.HandleFunc("/static", func(w http.ResponseWriter, r *http.Request) {
 		s.log(r)
@@ -199,6 +205,7 @@ func TestProbe(t *testing.T) {
 		{"cooking site search", recipes, "/search", movieWords, store.ProbeSiteSearch, "not about the topic"},
 		{"glossary the judge cannot read, using the topic's other words", glossary, "/search", words{}, store.ProbeTopicDatabase, "about the topic"},
 		{"cooking site search the judge cannot read", recipes, "/search", words{}, store.ProbeSiteSearch, "not about the topic"},
+		{"papers database whose hits all show a topic word", papers, "/scored", words{}, store.ProbeSiteSearch, "not about the topic"},
 		{"papers database, a few records on the topic", papers, "/search", movieWords, store.ProbeSiteSearch, "general sample of the database"},
 		{"answer ignores the query", movies, "/static", movieWords, store.ProbeNotDatabase, "does not change"},
 		{"login wall", movies, "/members", movieWords, store.ProbeNotDatabase, "login page"},

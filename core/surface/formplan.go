@@ -308,6 +308,18 @@ func (p *FormPolicy) next(st *State) (string, bool) {
 	if !p.proposed[""] {
 		return "", true
 	}
+	// Every keyword the user gave is asked, not only the first that finds
+	// records: each may open a part of the database (a category) that
+	// the words of the records found first never lead to. A quarter of
+	// the budget at most.
+	if p.opt.Budget <= 0 || 4*len(st.Log()) < p.opt.Budget {
+		for _, s := range p.opt.Seeds {
+			s = strings.ToLower(strings.TrimSpace(s))
+			if s != "" && !p.proposed[s] && !st.Issued(s) {
+				return s, true
+			}
+		}
+	}
 	if p.opt.Budget > 0 && 2*p.bindings() >= p.opt.Budget {
 		return "", false
 	}

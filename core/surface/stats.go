@@ -2,6 +2,7 @@ package surface
 
 import (
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/dwcrawl/dwcrawl/core/text"
@@ -260,7 +261,7 @@ func (s *Stats) intern(t string) int32 {
 // returns its number.
 func (s *Stats) addDoc(content string) int32 {
 	n := int32(len(s.docTerms))
-	toks := s.opt.Tokens(content)
+	toks := s.opt.Tokens(dropCut(content))
 	ids := make([]int32, 0, len(toks))
 	for _, t := range toks {
 		id := s.intern(t)
@@ -276,6 +277,20 @@ func (s *Stats) addDoc(content string) int32 {
 	s.piMax = append(s.piMax, 0)
 	s.piInd = append(s.piInd, 0)
 	return n
+}
+
+// cutWord is a word that touches an ellipsis: where a result page cut a
+// record's text short ("a bod ... ilus of the kidney"), the words on
+// either side of the cut are pieces that no record holds whole.
+var cutWord = regexp.MustCompile(`[\p{L}\p{N}]*[ \t]?(?:\.\.\.+|…)[ \t]?[\p{L}\p{N}]*`)
+
+// dropCut removes the pieces of words around the ellipses of a record's
+// text, so that they are never issued as queries nor counted as terms.
+func dropCut(content string) string {
+	if !strings.Contains(content, "...") && !strings.Contains(content, "…") {
+		return content
+	}
+	return cutWord.ReplaceAllString(content, " ")
 }
 
 // relVar is the relative variance of term t's corrected count, Σ 1/π² /

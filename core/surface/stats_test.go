@@ -147,3 +147,25 @@ func TestTermOptions(t *testing.T) {
 		t.Fatal("candidate length rule")
 	}
 }
+
+func TestDropCut(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a depression or fissure where vessels enter a bod ... ilus of the kidney", "a depression or fissure where vessels enter a   of the kidney"},
+		{"the act of controlling the ball (or puck); they took ...", "the act of controlling the ball (or puck); they  "},
+		{"…respo of the nervous system", "  of the nervous system"},
+		{"no cut here. Nor here.", "no cut here. Nor here."},
+	}
+	for _, tt := range tests {
+		if got := dropCut(tt.in); got != tt.want {
+			t.Errorf("dropCut(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// the pieces are never terms of the document
+	s := NewStats(TermOptions{})
+	d := s.addDoc("vessels enter a bod ... ilus of the kidney")
+	for _, id := range s.docTerms[d] {
+		if w := s.terms[id]; w == "bod" || w == "ilus" {
+			t.Errorf("piece %q of a cut word is a term", w)
+		}
+	}
+}
