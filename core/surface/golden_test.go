@@ -1,10 +1,7 @@
 package surface
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -131,26 +128,8 @@ func TestEstimatorsGolden(t *testing.T) {
 		}
 	}
 
-	f, err := os.Open(filepath.FromSlash(fossilFixture))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var j MemJournal
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var e fixtureEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		_ = j.Append(ctx, Entry{Log: e.Log, Results: e.Results, Fresh: e.Fresh, Docs: e.Docs})
-	}
-	st, err = Harvest(ctx, noSearch{}, &Adaptive{}, Options{Budget: j.Len(), Journal: &j})
+	j := readFossil(t)
+	st, err = Harvest(ctx, noSearch{}, &Adaptive{}, Options{Budget: j.Len(), Journal: j})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,18 +146,19 @@ func TestEstimatorsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
-	got := strings.Split(b.String(), "\n")
-	wl := strings.Split(string(want), "\n")
-	for i := 0; i < len(got) || i < len(wl); i++ {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Fatalf("%s:%d:\n got %s\nwant %s", path, i+1, g, w)
+	// the first line that differs
+	got, wl := strings.Split(b.String(), "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(got), len(wl)) {
+		if i >= len(got) || i >= len(wl) || got[i] != wl[i] {
+			t.Fatalf("%s:%d differs (got %d lines, want %d):\n got %s\nwant %s", path, i+1, len(got), len(wl), at(got, i), at(wl, i))
 		}
 	}
+}
+
+// at is lines[i], or "" past the end.
+func at(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return ""
 }
