@@ -505,19 +505,12 @@ func (b *pageBudget) forget(ctx context.Context, id string, h pageHolder) {
 
 // holderPages counts the pages holder published for crawl.
 func (c *Conn) holderPages(ctx context.Context, crawl, holder string) (int64, error) {
-	var n int64
-	err := c.do(ctx, func(ctx context.Context) error {
-		n = 0
-		info, err := c.results.Info(ctx, jetstream.WithSubjectFilter("dwcrawl.page."+crawl+".*."+holder))
-		if err != nil {
-			return err
-		}
-		for _, k := range info.State.Subjects {
-			n += int64(k)
-		}
-		return nil
+	var n int
+	err := c.do(ctx, func(ctx context.Context) (err error) {
+		n, err = subjectCount(ctx, c.results, "dwcrawl.page."+crawl+".*."+holder)
+		return err
 	})
-	return n, err
+	return int64(n), err
 }
 
 // parseCounter reads a pageCounter.

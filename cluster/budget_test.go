@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/dwcrawl/dwcrawl/cluster/clustertest"
+	"github.com/dwcrawl/dwcrawl/core/clock"
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/keyword"
 )
@@ -268,33 +269,8 @@ func TestQueryBudget(t *testing.T) {
 	}
 }
 
-// fakeClock is a clock the test advances; Sleep advances it at once.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Now()} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.advance(d)
-	return ctx.Err()
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // connectClock is connect with the page budget's clock set to clk.
-func connectClock(t testing.TB, ts *clustertest.TestServer, clk *fakeClock) *Conn {
+func connectClock(t testing.TB, ts *clustertest.TestServer, clk *clock.Fake) *Conn {
 	c := connect(t, ts)
 	c.clock = clk
 	return c
@@ -309,7 +285,7 @@ func connectClock(t testing.TB, ts *clustertest.TestServer, clk *fakeClock) *Con
 func TestPageBudgetReclaim(t *testing.T) {
 	ts := clustertest.StartServer(t, t.TempDir())
 	ctx := context.Background()
-	clk := newFakeClock()
+	clk := clock.NewFake(time.Now())
 	coord := newPageBudget(ctx, connectClock(t, ts, clk), "reclaim", 10000)
 	coord.single = true
 	live := newPageBudget(ctx, connectClock(t, ts, clk), "reclaim", 10000)
@@ -345,7 +321,7 @@ func TestPageBudgetReclaim(t *testing.T) {
 	}
 
 	// both engines are late renewing their entries, and both answer
-	clk.advance(holderLate)
+	clk.Advance(holderLate)
 	if n, err := coord.reclaim(ctx); err != nil || n != 0 {
 		t.Errorf("reclaimed %d pages (%v) of engines that answer", n, err)
 	}
@@ -378,7 +354,7 @@ func TestPageBudgetReclaim(t *testing.T) {
 	}
 	// the live engine renews its entry: nothing of it is reclaimed
 	for range 3 {
-		clk.advance(holderRenew)
+		clk.Advance(holderRenew)
 		if err := live.renewNow(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -388,7 +364,7 @@ func TestPageBudgetReclaim(t *testing.T) {
 	}
 
 	// long after, the dead engine's entry is forgotten; its pages stay
-	clk.advance(tombstoneTTL)
+	clk.Advance(tombstoneTTL)
 	if err := live.renewNow(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -455,47 +455,16 @@ func (c *Conn) sitePages(ctx context.Context, name, site string) ([]crawl.PageRe
 	var pages []crawl.PageResult
 	err := c.do(ctx, func(ctx context.Context) error {
 		pages = nil
-		info, err := c.results.Info(ctx, jetstream.WithSubjectFilter(subj))
-		if err != nil {
-			return err
-		}
-		want := 0
-		for _, n := range info.State.Subjects {
-			want += int(n)
-		}
-		if want == 0 {
+		return c.readSubject(ctx, c.results, subj, "page", 256, func(data []byte) error {
+			var p crawl.PageResult
+			if err := json.Unmarshal(data, &p); err != nil {
+				return err
+			}
+			if p.Site == site {
+				pages = append(pages, p)
+			}
 			return nil
-		}
-		cons, err := c.js.OrderedConsumer(ctx, StreamResults, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
-		if err != nil {
-			return err
-		}
-		for got := 0; got < want; {
-			batch, err := cons.Fetch(min(256, want-got), jetstream.FetchMaxWait(2*time.Second))
-			if err != nil {
-				return err
-			}
-			n := 0
-			for msg := range batch.Messages() {
-				n++
-				var p crawl.PageResult
-				if err := json.Unmarshal(msg.Data(), &p); err != nil {
-					c.log.Warn("bad page message", "subject", subj, "err", err)
-					continue
-				}
-				if p.Site == site {
-					pages = append(pages, p)
-				}
-			}
-			if err := batch.Error(); err != nil {
-				return err
-			}
-			if n == 0 {
-				return fmt.Errorf("read %d of the %d pages of %s", got, want, site)
-			}
-			got += n
-		}
-		return nil
+		})
 	})
 	return pages, err
 }

@@ -92,7 +92,7 @@ func TestAdapterJitter(t *testing.T) {
 		if _, err := e.Search(context.Background(), "busy:3", 1); err != nil {
 			t.Fatal(err)
 		}
-		return clk.slept()
+		return clk.Sleeps()
 	}
 	got := waits()
 	if len(got) != 3 {
@@ -129,7 +129,7 @@ func TestMemoryLimitNotRetried(t *testing.T) {
 	defer pool.Close()
 	e, clk := openEngine(t, pool, "search/hog", SearchOptions{}, dir)
 	_, err := e.Search(context.Background(), "hog", 1)
-	if !errors.Is(err, script.ErrMemoryLimit) || e.Stats().Queries != 1 || len(clk.slept()) != 0 {
+	if !errors.Is(err, script.ErrMemoryLimit) || e.Stats().Queries != 1 || len(clk.Sleeps()) != 0 {
 		t.Fatalf("err %v after %d queries", err, e.Stats().Queries)
 	}
 	if !strings.Contains(err.Error(), "hog.lua:6: concatenation: memory limit of 8.0 MiB exceeded") {

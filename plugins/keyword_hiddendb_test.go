@@ -276,7 +276,7 @@ func TestHTMLFormHeuristics(t *testing.T) {
 		ke, clk := openKeyword(t, pool, "htmlform", KeywordOptions{Vars: tt.vars})
 		_, err := ke.Search(ctx, "x", 1)
 		var e *Error
-		if !errors.As(err, &e) || e.Code != tt.code || !strings.Contains(err.Error(), tt.msg) || len(clk.slept()) != 0 {
+		if !errors.As(err, &e) || e.Code != tt.code || !strings.Contains(err.Error(), tt.msg) || len(clk.Sleeps()) != 0 {
 			t.Errorf("vars %v: err = %v, want code %s with %q", tt.vars, err, tt.code, tt.msg)
 		}
 	}

@@ -16,11 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/clock"
 	"github.com/dwcrawl/dwcrawl/core/script"
 )
 
 // openKeyword opens a keyword plugin with a fake clock.
-func openKeyword(t *testing.T, pool *script.Pool, ref string, opt KeywordOptions, dirs ...string) (*KeywordInterface, *fakeClock) {
+func openKeyword(t *testing.T, pool *script.Pool, ref string, opt KeywordOptions, dirs ...string) (*KeywordInterface, *clock.Fake) {
 	t.Helper()
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -34,7 +35,7 @@ func openKeyword(t *testing.T, pool *script.Pool, ref string, opt KeywordOptions
 	}
 	t.Cleanup(ki.Close)
 	clk := newFakeClock()
-	ki.sleep, ki.now = clk.sleep, clk.now
+	ki.sleep, ki.now = clk.Sleep, clk.Now
 	return ki, clk
 }
 
@@ -88,7 +89,7 @@ func TestKeywordInterfaceRetries(t *testing.T) {
 			ki, clk := openKeyword(t, pool, "keyword/fake", tt.opt, "testdata")
 			kp, err := ki.Search(ctx, tt.query, 1)
 			checkOutcome(t, outcome{err: err, prefix: `keyword/fake: search "` + tt.query + `" page 1`,
-				empty: kp.Total == -1 && len(kp.Records) == 0, slept: clk.slept(), stats: ki.Stats()}, tt.wantErr, tt.wantMsg, tt.sleeps, tt.stats)
+				empty: kp.Total == -1 && len(kp.Records) == 0, slept: clk.Sleeps(), stats: ki.Stats()}, tt.wantErr, tt.wantMsg, tt.sleeps, tt.stats)
 			if tt.wantErr == nil && (len(kp.Records) != 3 || kp.Total != 42 || !kp.Next) {
 				t.Errorf("page = %+v", kp)
 			}
@@ -399,11 +400,11 @@ func TestBundledKeywordPlugins(t *testing.T) {
 			for _, c := range tt.calls {
 				name := fmt.Sprintf("%q page %d", c.query, c.page)
 				clk := newFakeClock()
-				ki.sleep, ki.now, ki.last = clk.sleep, clk.now, time.Time{}
+				ki.sleep, ki.now, ki.last = clk.Sleep, clk.Now, time.Time{}
 				n := srv.count()
 				kp, err := ki.Search(ctx, c.query, c.page)
 				if c.wantErr != nil || c.wantCode != "" {
-					checkFailure(t, name, err, c.wantErr, c.wantCode, c.wantMsg, "plugins/keyword/"+tt.plugin+".lua:", clk.slept(), c.wantSleeps)
+					checkFailure(t, name, err, c.wantErr, c.wantCode, c.wantMsg, "plugins/keyword/"+tt.plugin+".lua:", clk.Sleeps(), c.wantSleeps)
 					continue
 				}
 				if err != nil {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/clock"
 	"github.com/dwcrawl/dwcrawl/core/script"
 )
 
@@ -48,45 +49,16 @@ func (d *captureDoer) Do(ctx context.Context, req *http.Request) (*http.Response
 		Body: io.NopCloser(strings.NewReader(d.body)), Request: req}, nil
 }
 
-// fakeClock replaces the engine's clock: sleeping advances it at once and
-// is recorded.
-type fakeClock struct {
-	mu     sync.Mutex
-	t      time.Time
-	sleeps []time.Duration
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sleeps = append(c.sleeps, d)
-	c.t = c.t.Add(d)
-	return nil
-}
-
-func (c *fakeClock) slept() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
-}
+// newFakeClock replaces the engine's clock: sleeping advances it at once
+// and is recorded.
+func newFakeClock() *clock.Fake { return clock.NewFake(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)) }
 
 func envMap(m map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
 // openEngine loads a search plugin with a fake clock.
-func openEngine(t *testing.T, pool *script.Pool, ref string, opt SearchOptions, dirs ...string) (*SearchEngine, *fakeClock) {
+func openEngine(t *testing.T, pool *script.Pool, ref string, opt SearchOptions, dirs ...string) (*SearchEngine, *clock.Fake) {
 	t.Helper()
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -100,7 +72,7 @@ func openEngine(t *testing.T, pool *script.Pool, ref string, opt SearchOptions, 
 	}
 	t.Cleanup(e.Close)
 	clk := newFakeClock()
-	e.sleep, e.now = clk.sleep, clk.now
+	e.sleep, e.now = clk.Sleep, clk.Now
 	return e, clk
 }
 
@@ -167,7 +139,7 @@ func TestSearchEngineRetries(t *testing.T) {
 			e, clk := openEngine(t, pool, "search/fake", tt.opt, "testdata")
 			sp, err := e.Search(ctx, tt.query, 1)
 			checkOutcome(t, outcome{err: err, prefix: `search/fake: search "` + tt.query + `" page 1`,
-				empty: sp.Total == -1 && len(sp.Results) == 0, slept: clk.slept(), stats: e.Stats()}, tt.wantErr, tt.wantMsg, tt.sleeps, tt.stats)
+				empty: sp.Total == -1 && len(sp.Results) == 0, slept: clk.Sleeps(), stats: e.Stats()}, tt.wantErr, tt.wantMsg, tt.sleeps, tt.stats)
 			want := SearchPage{Results: []SearchResult{{URL: "https://a.example/1", Title: "A " + tt.query, Snippet: "s"}}, Next: true, Total: 42}
 			if tt.wantErr == nil && !reflect.DeepEqual(sp, want) {
 				t.Errorf("page = %+v, want %+v", sp, want)
@@ -195,7 +167,7 @@ func TestSearchEngineIntervalPagesAndFallbacks(t *testing.T) {
 	}
 	// The first query does not wait; each later one waits the interval
 	// (the fake clock does not move between calls).
-	if got, want := clk.slept(), []time.Duration{2 * time.Second, 2 * time.Second}; !reflect.DeepEqual(got, want) {
+	if got, want := clk.Sleeps(), []time.Duration{2 * time.Second, 2 * time.Second}; !reflect.DeepEqual(got, want) {
 		t.Errorf("sleeps = %v, want %v", got, want)
 	}
 	// Beyond max_page: empty, no query sent.
@@ -229,12 +201,12 @@ func TestSearchEngineIntervalPagesAndFallbacks(t *testing.T) {
 		if d == 5*time.Second { // the retry_after wait, not the interval
 			cancel()
 		}
-		return clk.sleep(ctx, d)
+		return clk.Sleep(ctx, d)
 	}
 	if _, err := e.Search(cctx, "rl:99", 1); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrRateLimited) {
 		t.Errorf("cancelled during backoff: %v", err)
 	}
-	e.sleep = clk.sleep
+	e.sleep = clk.Sleep
 	// Cancelled context: no query, context error.
 	cctx, cancel = context.WithCancel(ctx)
 	cancel()
@@ -524,7 +496,7 @@ func TestBundledSearchPlugins(t *testing.T) {
 			for _, c := range tt.calls {
 				name := fmt.Sprintf("%s %q page %d", c.op, c.arg, c.page)
 				clk := newFakeClock()
-				e.sleep, e.now = clk.sleep, clk.now
+				e.sleep, e.now = clk.Sleep, clk.Now
 				var sp SearchPage
 				var err error
 				switch c.op {
@@ -536,7 +508,7 @@ func TestBundledSearchPlugins(t *testing.T) {
 					sp, err = e.Site(ctx, c.arg, c.page)
 				}
 				if c.wantErr != nil {
-					checkFailure(t, name, err, c.wantErr, "", c.wantMsg, "plugins/search/", clk.slept(), c.wantSleeps)
+					checkFailure(t, name, err, c.wantErr, "", c.wantMsg, "plugins/search/", clk.Sleeps(), c.wantSleeps)
 					continue
 				}
 				if err != nil {
@@ -585,7 +557,7 @@ func TestSearchPluginsMissingConfig(t *testing.T) {
 			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.wantVar) {
 				t.Errorf("Search = %v", err)
 			}
-			if srv.count() != before || len(clk.slept()) != 0 {
+			if srv.count() != before || len(clk.Sleeps()) != 0 {
 				t.Errorf("a misconfigured plugin sent requests or retried")
 			}
 		})

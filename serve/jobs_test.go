@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/dwcrawl/dwcrawl/core/crawl"
+	"github.com/dwcrawl/dwcrawl/core/testseed"
 	"github.com/dwcrawl/dwcrawl/report"
 	"github.com/dwcrawl/dwcrawl/serve"
 	"github.com/dwcrawl/dwcrawl/testbed/hiddendb"
@@ -31,9 +32,7 @@ func TestTenCrawls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ten crawls of 1500 pages: not in -short runs")
 	}
-	seed := time.Now().UnixNano()
-	rng := rand.New(rand.NewSource(seed))
-	t.Logf("seed %d (order of the stops)", seed)
+	rng := rand.New(rand.NewSource(int64(testseed.Seed(t)))) // order of the stops
 	h := newHarness(t, "", testWeb(t), nil)
 	profiles := []string{"auto", "book", "job", "movie", "airfare"}
 	const budget = 1500

@@ -1,26 +1,19 @@
 package store
 
 import (
-	"flag"
 	"io"
 	"log/slog"
 	"math/rand"
 	"testing"
-	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/testseed"
 )
 
-var seedFlag = flag.Int64("seed", 0, "random seed for property tests (0: time-based)")
-
-// testRand returns a seeded generator and logs the seed so failures can be
-// replayed with -seed.
+// testRand returns a generator seeded by testseed (logged; replay with
+// DWCRAWL_SEED).
 func testRand(t testing.TB) *rand.Rand {
 	t.Helper()
-	seed := *seedFlag
-	if seed == 0 {
-		seed = time.Now().UnixNano()
-	}
-	t.Logf("seed %d", seed)
-	return rand.New(rand.NewSource(seed))
+	return rand.New(rand.NewSource(int64(testseed.Seed(t))))
 }
 
 var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/testseed"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
@@ -73,8 +75,7 @@ var uuidID = regexp.MustCompile(`^<urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-
 // exchange it came from.
 func TestRoundTrip(t *testing.T) {
 	const n, workers, maxSize = 60, 6, 64 << 10
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := testseed.Seed(t)
 	dir := t.TempDir()
 	info := Info{Software: "dwcrawl/1.2.3", Profile: "domains/auto.lua", Strategy: "smartcrawler", UserAgent: "dwcrawl/1.2.3", Robots: "obey",
 		Fields: []Field{{"operator", "Test Lab <lab@example.org>"}, {"isPartOf", "auto-2026"}}}

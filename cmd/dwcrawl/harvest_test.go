@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/testseed"
 	"github.com/dwcrawl/dwcrawl/internal/app"
 	"github.com/dwcrawl/dwcrawl/store"
 )
@@ -116,12 +117,7 @@ func TestHarvestKill(t *testing.T) {
 		t.Skip("kills harvests")
 	}
 	const kills = 5
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("DWCRAWL_KILL_SEED"); s != "" {
-		json.Unmarshal([]byte(s), &seed)
-	}
-	t.Logf("kill moments seeded with %d (DWCRAWL_KILL_SEED)", seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
+	rng := rand.New(rand.NewPCG(testseed.Seed(t), 0)) // the kill moments
 	dir := filepath.Join(t.TempDir(), "harvest")
 	args := []string{"harvest", "--testbed", "--pages", "600", "--queries-per-db", "40", "--dir", dir, "--json", "--quiet", autoProfile}
 	seen := map[string]bool{}

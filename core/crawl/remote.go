@@ -404,48 +404,12 @@ func (e *Engine) ImportPage(ctx context.Context, p PageResult) (Imported, error)
 		return im, nil
 	}
 	if ok {
-		if im.Forms, err = e.recordedForms(prev); err != nil {
-			return im, err
-		}
-		// as when a site's exploring replays a page reverse search recorded
-		if p.Example != nil && recordToVisited(prev).relevant() > 0 {
-			im.Round, err = t.learnImported(rec.URL, *p.Example, nil)
-		}
+		return e.importRecorded(t, rec.URL, prev, p.Example)
+	}
+	var n tally
+	var nRel int
+	if im.Forms, nRel, err = e.importForms(&rec, p.Forms, &n); err != nil {
 		return im, err
-	}
-	byIndex := make(map[int]store.Form, len(p.Forms))
-	for _, f := range p.Forms {
-		byIndex[f.Index] = f
-	}
-	nSearch, nRel, nProbed, nProbes := 0, 0, 0, 0
-	for i := range rec.Forms {
-		fr := &rec.Forms[i]
-		if !fr.Searchable {
-			continue
-		}
-		sf, ok := byIndex[fr.Index]
-		if ok {
-			sig, err := storedSignature(sf)
-			if err != nil {
-				return im, err
-			}
-			_, ok = e.formSigs.LoadOrStore(sig, struct{}{})
-			ok = !ok
-		}
-		if !ok {
-			fr.Searchable, fr.Relevant, fr.Dup = false, false, true
-			continue
-		}
-		nSearch++
-		if fr.Relevant {
-			nRel++
-		}
-		if sf.Probe != nil {
-			nProbed++
-			nProbes += len(sf.Probe.Queries)
-		}
-		sf.ID, sf.Relevant = store.FormID(rec.URL, sf.Index), fr.Relevant
-		im.Forms = append(im.Forms, sf)
 	}
 	rec.Seq = e.seq.Add(1)
 	for i := range im.Forms {
@@ -456,23 +420,18 @@ func (e *Engine) ImportPage(ctx context.Context, p PageResult) (Imported, error)
 	if err := stageImported(b, &rec, im.Forms); err != nil {
 		return im, err
 	}
-	var n tally
 	n.add(cPages, 1)
 	if recordToVisited(rec).Page == nil {
 		n.add(cFailed, 1)
 	}
 	n.add(cForms, int64(len(rec.Forms)))
-	n.add(cSearchable, int64(nSearch))
-	n.add(cRelevant, int64(nRel))
-	n.add(cProbed, int64(nProbed))
-	n.add(cProbes, int64(nProbes))
 	learn := p.Example != nil && nRel > 0 && t.rk.learn != nil
 	if learn {
 		if err := t.rk.learn.stage(b, rank.SpaceFSL, rec.URL, *p.Example); err != nil {
 			return im, err
 		}
 	}
-	if err := e.commit(b, &n, nSearch > 0 || e.db.SyncsWrites()); err != nil {
+	if err := e.commit(b, &n, len(im.Forms) > 0 || e.db.SyncsWrites()); err != nil {
 		return im, fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
 	}
 	e.recorded.Add(1)
@@ -481,6 +440,64 @@ func (e *Engine) ImportPage(ctx context.Context, p PageResult) (Imported, error)
 		im.Round, err = t.learnImported(rec.URL, *p.Example, p.Example)
 	}
 	return im, err
+}
+
+// importRecorded is ImportPage of page u recorded before (prev): its
+// recorded forms, and its FSL example learnt as when a site's exploring
+// replays a page reverse search recorded.
+func (e *Engine) importRecorded(t *twoStage, u string, prev pageRecord, example *rank.Features) (im Imported, err error) {
+	if im.Forms, err = e.recordedForms(prev); err != nil {
+		return im, err
+	}
+	if example != nil && recordToVisited(prev).relevant() > 0 {
+		im.Round, err = t.learnImported(u, *example, nil)
+	}
+	return im, err
+}
+
+// importForms keeps the searchable forms of rec that the explorer sent
+// (forms, by index) and whose interface the crawl has not recorded on
+// another page, marks the others duplicates in rec, and counts the kept
+// ones into n; nRel is how many of them are relevant.
+func (e *Engine) importForms(rec *pageRecord, forms []store.Form, n *tally) (kept []store.Form, nRel int, err error) {
+	byIndex := make(map[int]store.Form, len(forms))
+	for _, f := range forms {
+		byIndex[f.Index] = f
+	}
+	nProbed, nProbes := 0, 0
+	for i := range rec.Forms {
+		fr := &rec.Forms[i]
+		if !fr.Searchable {
+			continue
+		}
+		sf, ok := byIndex[fr.Index]
+		if ok {
+			sig, err := storedSignature(sf)
+			if err != nil {
+				return nil, 0, err
+			}
+			_, ok = e.formSigs.LoadOrStore(sig, struct{}{})
+			ok = !ok
+		}
+		if !ok {
+			fr.Searchable, fr.Relevant, fr.Dup = false, false, true
+			continue
+		}
+		if fr.Relevant {
+			nRel++
+		}
+		if sf.Probe != nil {
+			nProbed++
+			nProbes += len(sf.Probe.Queries)
+		}
+		sf.ID, sf.Relevant = store.FormID(rec.URL, sf.Index), fr.Relevant
+		kept = append(kept, sf)
+	}
+	n.add(cSearchable, int64(len(kept)))
+	n.add(cRelevant, int64(nRel))
+	n.add(cProbed, int64(nProbed))
+	n.add(cProbes, int64(nProbes))
+	return kept, nRel, nil
 }
 
 // learnImported feeds the FSL example of page u to the learner and records

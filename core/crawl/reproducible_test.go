@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dwcrawl/dwcrawl/core/testseed"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -142,8 +143,7 @@ func TestReproducibleUnderJitter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the simulated web twice")
 	}
-	base := uint64(time.Now().UnixNano())
-	t.Logf("jitter seeds %d and %d", base, base+1)
+	base := testseed.Seed(t) // the two runs' jitter: base and base+1
 	var seqs, forms, sites [2][]string
 	var sums [2]Snapshot
 	for i := range 2 {

@@ -52,28 +52,7 @@ func (t *twoStage) reverseSearch(ctx context.Context) (queued int, err error) {
 		round.Deep = e.stats.get(cDeep)
 		err = errors.Join(err, t.recordRound(round))
 	}()
-	t.mu.Lock()
-	var deep, seeds []string
-	for s, k := range t.known {
-		switch {
-		case t.reversed[s]:
-		case k.deep:
-			deep = append(deep, s)
-		case k.seed:
-			seeds = append(seeds, s)
-		}
-	}
-	// map order is random: sort each group so rounds are reproducible
-	sort.Strings(deep)
-	sort.Strings(seeds)
-	targets := append(deep, seeds...)
-	if max := rv.MaxQueries; max > 0 && len(targets) > max {
-		targets = targets[:max]
-	}
-	for _, s := range targets {
-		t.reversed[s] = true
-	}
-	t.mu.Unlock()
+	targets := t.reverseTargets(rv.MaxQueries)
 	e.log.Info("reverse search", "targets", len(targets))
 	round.Targets = len(targets)
 
@@ -96,46 +75,88 @@ func (t *twoStage) reverseSearch(ctx context.Context) (queued int, err error) {
 				continue
 			}
 			seenResult[u] = true
-			st, ok, err := e.db.GetURL(u)
+			n, err := t.reverseResult(ctx, u, target)
+			queued += n
 			if err != nil {
 				return queued, err
 			}
-			if ok && st.State != 0 {
-				continue // fetched already (as a page of a site, or an earlier centre page)
-			}
-			if !t.reverseVisit(canon.Site(u)) {
-				continue
-			}
-			v, err := e.visit(ctx, u, "reverse:"+target, 0, nil, nil)
-			t.reverseVisited()
-			if err != nil {
-				return queued, err
-			}
-			if v.Page == nil {
-				continue
-			}
-			known := 0
-			outs := appendOutLinks(nil, v, v.Site)
-			t.mu.Lock()
-			counted := map[string]bool{}
-			for _, o := range outs {
-				if k := t.known[o.site]; k != nil && (k.deep || k.seed) && !counted[o.site] {
-					counted[o.site] = true
-					known++
-				}
-			}
-			t.mu.Unlock()
-			if v.searchable() == 0 && known < rv.MinLinks {
-				continue
-			}
-			before := e.stats.frontierSites.Load()
-			if err := t.queueSites(outs, true, &tally{cCentre: 1}); err != nil {
-				return queued, err
-			}
-			queued += int(e.stats.frontierSites.Load() - before)
 		}
 	}
 	return queued, nil
+}
+
+// reverseTargets picks the known deep sites, then the seeds, not searched
+// for yet (at most max, 0: all) and marks them searched.
+func (t *twoStage) reverseTargets(max int) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var deep, seeds []string
+	for s, k := range t.known {
+		switch {
+		case t.reversed[s]:
+		case k.deep:
+			deep = append(deep, s)
+		case k.seed:
+			seeds = append(seeds, s)
+		}
+	}
+	// map order is random: sort each group so rounds are reproducible
+	sort.Strings(deep)
+	sort.Strings(seeds)
+	targets := append(deep, seeds...)
+	if max > 0 && len(targets) > max {
+		targets = targets[:max]
+	}
+	for _, s := range targets {
+		t.reversed[s] = true
+	}
+	return targets
+}
+
+// reverseResult fetches u, a page the search engine says links to target,
+// unless fetched already, and queues its out-of-site links when it is a
+// centre page; it returns the number of sites queued.
+func (t *twoStage) reverseResult(ctx context.Context, u, target string) (int, error) {
+	e := t.e
+	st, ok, err := e.db.GetURL(u)
+	if err != nil {
+		return 0, err
+	}
+	if ok && st.State != 0 {
+		return 0, nil // fetched already (as a page of a site, or an earlier centre page)
+	}
+	if !t.reverseVisit(canon.Site(u)) {
+		return 0, nil
+	}
+	v, err := e.visit(ctx, u, "reverse:"+target, 0, nil, nil)
+	t.reverseVisited()
+	if err != nil || v.Page == nil {
+		return 0, err
+	}
+	outs := appendOutLinks(nil, v, v.Site)
+	if v.searchable() == 0 && t.knownLinked(outs) < e.prof.Reverse.MinLinks {
+		return 0, nil
+	}
+	before := e.stats.frontierSites.Load()
+	if err := t.queueSites(outs, true, &tally{cCentre: 1}); err != nil {
+		return 0, err
+	}
+	return int(e.stats.frontierSites.Load() - before), nil
+}
+
+// knownLinked counts the known deep or seed sites outs link to.
+func (t *twoStage) knownLinked(outs []outLink) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	known := 0
+	counted := map[string]bool{}
+	for _, o := range outs {
+		if k := t.known[o.site]; k != nil && (k.deep || k.seed) && !counted[o.site] {
+			counted[o.site] = true
+			known++
+		}
+	}
+	return known
 }
 
 // reverseQuery records a site searched for.

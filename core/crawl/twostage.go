@@ -263,27 +263,15 @@ func (k *knownSite) addEntry(u, site string) bool {
 func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 	e := t.e
 	site := it.URL
-	t.mu.Lock()
-	k := t.known[site]
-	if k == nil {
-		k = &knownSite{}
-		t.known[site] = k
-	}
-	if k.explored || k.started {
+	k, counted, entries, first := t.startSite(site)
+	if !first {
 		// queued twice (high and low priority, or before a seed was
 		// explored): one exploration only
-		t.mu.Unlock()
 		if t.delegated {
 			return nil
 		}
 		return t.unqueue(site)
 	}
-	k.started = true
-	counted := k.counted
-	k.counted = true
-	// not appended to once started (stageSites)
-	entries := k.entries
-	t.mu.Unlock()
 	rec := store.Site{URL: site, Host: canon.Host(site), Domain: e.prof.Domain, Status: store.SiteExploring, Score: it.Score, FirstSeen: time.Now(), From: from(it.Evidence), Entries: entries}
 	if k.seed {
 		rec.From = "seed"
@@ -299,42 +287,11 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		return err
 	}
 	x.add(hv)
-	starts := []*visited{hv}
 	relevant, homeText := false, ""
 	if hv.Page != nil {
-		x.collectOut(hv)
-		homeText = hv.Page.Title + " " + hv.Page.Text + " " + strings.Join(canonTerms(site), " ")
-		var p float64
-		relevant, p = e.deps.Pages.Relevant(homeText)
-		if k.seed {
-			relevant, p = true, 1 // the profile vouches for its seed sites
-		}
-		e.siteP.Store(site, p)
-		if hv.relevant() > 0 {
-			// a relevant form on the homepage makes the site worth exploring;
-			// another domain's form says nothing about this one (travel
-			// portals and other domains' deep sites took ~12% of the pages)
-			relevant = true
-		}
-		if relevant {
-			if err := x.learnForms(hv, nil); err != nil {
-				return err
-			}
-		} else if !x.leadsIn(hv) {
-			// a homepage that leads nowhere says little about the site:
-			// the page another site linked to judges it
-			ev, err := x.judgeEntry(ctx)
-			if err != nil {
-				return err
-			}
-			if ev != nil {
-				relevant, starts = true, append(starts, ev)
-			}
-		}
-		if relevant {
-			if err = x.inSite(ctx, starts...); err != nil && !errors.Is(err, ErrBudget) {
-				return err
-			}
+		var ferr error
+		if relevant, homeText, err, ferr = x.fromHome(ctx, hv, k.seed); ferr != nil {
+			return ferr
 		}
 	}
 	rec.Pages, rec.Forms, rec.Deep = x.pages, x.searchable, x.relevant > 0
@@ -363,6 +320,74 @@ func (t *twoStage) explore(ctx context.Context, it frontier.Item) error {
 		return err2
 	}
 	return err
+}
+
+// startSite marks site's exploration begun and returns its entry, whether
+// its sites counter was counted already and its entry pages; first is
+// false when it was begun or done before.
+func (t *twoStage) startSite(site string) (k *knownSite, counted bool, entries []string, first bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k = t.known[site]
+	if k == nil {
+		k = &knownSite{}
+		t.known[site] = k
+	}
+	if k.explored || k.started {
+		return k, false, nil, false
+	}
+	k.started = true
+	counted = k.counted
+	k.counted = true
+	// not appended to once started (stageSites)
+	return k, counted, k.entries, true
+}
+
+// fromHome judges the site by its fetched homepage hv (seed: a seed site,
+// relevant whatever it says) and explores it when relevant. It returns
+// the verdict, the homepage's text, the error that cut the in-site
+// exploration short (ErrBudget) and any other error.
+func (x *siteExploration) fromHome(ctx context.Context, hv *visited, seed bool) (relevant bool, homeText string, cut, err error) {
+	e := x.t.e
+	x.collectOut(hv)
+	homeText = hv.Page.Title + " " + hv.Page.Text + " " + strings.Join(canonTerms(x.site), " ")
+	var p float64
+	relevant, p = e.deps.Pages.Relevant(homeText)
+	if seed {
+		relevant, p = true, 1 // the profile vouches for its seed sites
+	}
+	e.siteP.Store(x.site, p)
+	if hv.relevant() > 0 {
+		// a relevant form on the homepage makes the site worth exploring;
+		// another domain's form says nothing about this one (travel
+		// portals and other domains' deep sites took ~12% of the pages)
+		relevant = true
+	}
+	starts := []*visited{hv}
+	if relevant {
+		if err := x.learnForms(hv, nil); err != nil {
+			return relevant, homeText, nil, err
+		}
+	} else if !x.leadsIn(hv) {
+		// a homepage that leads nowhere says little about the site:
+		// the page another site linked to judges it
+		ev, err := x.judgeEntry(ctx)
+		if err != nil {
+			return relevant, homeText, nil, err
+		}
+		if ev != nil {
+			relevant, starts = true, append(starts, ev)
+		}
+	}
+	if relevant {
+		if err := x.inSite(ctx, starts...); err != nil {
+			if !errors.Is(err, ErrBudget) {
+				return relevant, homeText, nil, err
+			}
+			return relevant, homeText, err, nil
+		}
+	}
+	return relevant, homeText, nil, nil
 }
 
 // unqueue deletes the stored frontier entry of a site popped (PopKeep)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
+	"github.com/dwcrawl/dwcrawl/core/fetch"
 	"github.com/dwcrawl/dwcrawl/core/form"
 	"github.com/dwcrawl/dwcrawl/core/page"
 	"github.com/dwcrawl/dwcrawl/core/rank"
@@ -139,29 +140,93 @@ type preStager func(b *store.Batch) error
 // failures are recorded and returned as a visited with a nil Page, never as
 // an error.
 func (e *Engine) visit(ctx context.Context, u, parent string, depth int, pre preStager, extra stager) (*visited, error) {
-	retried, refetches := false, 0
-	// pages recorded before the lookup below (see the second one)
+	// pages recorded before the lookup below (see claim)
 	recorded := e.recorded.Load()
-	if rec, ok, err := e.replay(u); err != nil {
-		return nil, err
-	} else if ok {
-		// a page an earlier run failed to fetch is fetched again, a few
-		// runs at most (MaxFailedRuns)
-		if failedRecord(rec) {
-			if retried, err = e.retryable(u); err != nil {
-				return nil, err
-			}
-			refetches = rec.Refetches + 1
-		}
-		if !retried {
-			v := recordToVisited(rec)
-			e.stats.replayed.Add(1)
-			return v, nil
-		}
+	v, retried, refetches, err := e.lookup(u)
+	if v != nil || err != nil {
+		return v, err
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	if v, err := e.claim(u, parent, depth, recorded, retried); v != nil || err != nil {
+		return v, err
+	}
+	rec := pageRecord{URL: u, Site: canon.Site(u), Parent: parent, Depth: depth, Fetched: time.Now()}
+	if retried {
+		rec.Refetches = refetches
+	}
+	resp, p, bu, perr, ferr := e.fetchPage(ctx, u)
+	if ferr != nil && ctx.Err() != nil {
+		// cancelled mid-fetch: the page stays in flight and is fetched on resume
+		e.unreserve()
+		e.claimed.Delete(hash64(u))
+		e.releaseHost(canon.Host(u))
+		return nil, ctx.Err()
+	}
+	v = &visited{URL: u, Site: rec.Site, Depth: depth, retried: retried}
+	if resp != nil {
+		rec.Status = resp.Status
+		v.attempts = resp.Attempts
+		if resp.URL != "" && resp.URL != u {
+			rec.Final = resp.URL
+		}
+	}
+	switch {
+	case ferr != nil:
+		rec.Err, v.errText = causeOf(ferr), ferr.Error()
+		e.log.Debug("fetch failed", "url", u, "cause", rec.Err, "err", ferr)
+	case perr != nil:
+		rec.Err, v.errText = "parse", perr.Error()
+	default:
+		v.Page = p
+		e.judgeForms(v)
+		e.probeForms(ctx, v, resp.Body, bu)
+		fillRecord(&rec, p, v.Forms)
+	}
+	rec.Seq = e.seq.Add(1)
+	err = e.record(&rec, v, pre, extra)
+	e.claimed.Delete(hash64(u))
+	e.probing.Add(-v.probeQueries) // counted by the batch, or lost with it
+	if err != nil {
+		var se *sinkError
+		if errors.As(err, &se) {
+			// the page is neither published nor recorded: a shared
+			// budget would otherwise count it for good
+			e.unreserve()
+		}
+		return nil, err
+	}
+	return v, nil
+}
+
+// lookup returns the recorded visit of u (nil: none, or a failure to
+// fetch again: retried, its refetches so far).
+func (e *Engine) lookup(u string) (v *visited, retried bool, refetches int, err error) {
+	rec, ok, err := e.replay(u)
+	if err != nil || !ok {
+		return nil, false, 0, err
+	}
+	// a page an earlier run failed to fetch is fetched again, a few
+	// runs at most (MaxFailedRuns)
+	if failedRecord(rec) {
+		if retried, err = e.retryable(u); err != nil {
+			return nil, false, 0, err
+		}
+		refetches = rec.Refetches + 1
+	}
+	if retried {
+		return nil, true, refetches, nil
+	}
+	e.stats.replayed.Add(1)
+	return recordToVisited(rec), false, refetches, nil
+}
+
+// claim makes u this worker's to fetch, within the scope and the budget;
+// otherwise it returns what the visit is instead (a refusal, a duplicate,
+// the record another worker made meanwhile) or the error. recorded is the
+// engine's count of recorded pages before the caller's lookup.
+func (e *Engine) claim(u, parent string, depth int, recorded int64, retried bool) (*visited, error) {
 	site := canon.Site(u)
 	if ok, err := e.inScope(u, parent, depth); err != nil || !ok {
 		// refused: recorded as a failure, counts for no stop criterion
@@ -178,31 +243,31 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, pre pre
 	// finds the record now. The record is committed and counted before its
 	// claim goes, so when no page was recorded since the first lookup there
 	// is nothing new to find (one store read less per page).
-	if e.recorded.Load() == recorded {
-		// the first lookup stands
-	} else if rec, ok, err := e.replay(u); err != nil || (ok && !(retried && failedRecord(rec))) {
-		e.claimed.Delete(hash64(u))
-		e.releaseHost(canon.Host(u))
-		if err != nil {
-			return nil, err
+	if e.recorded.Load() != recorded {
+		if rec, ok, err := e.replay(u); err != nil || (ok && !(retried && failedRecord(rec))) {
+			e.claimed.Delete(hash64(u))
+			e.releaseHost(canon.Host(u))
+			if err != nil {
+				return nil, err
+			}
+			e.stats.replayed.Add(1)
+			return recordToVisited(rec), nil
 		}
-		e.stats.replayed.Add(1)
-		return recordToVisited(rec), nil
 	}
 	if !e.reserve() {
 		e.claimed.Delete(hash64(u))
 		e.releaseHost(canon.Host(u))
 		return nil, ErrBudget
 	}
-	rec := pageRecord{URL: u, Site: site, Parent: parent, Depth: depth, Fetched: time.Now()}
-	if retried {
-		rec.Refetches = refetches
-	}
+	return nil, nil
+}
+
+// fetchPage fetches u and parses it (bu: the URL its links resolve
+// against), paused while the crawl is.
+func (e *Engine) fetchPage(ctx context.Context, u string) (resp *fetch.Response, p *page.Page, bu *url.URL, perr, ferr error) {
 	e.pause(ctx)
-	resp, ferr := e.deps.Fetcher.Fetch(ctx, u)
-	var p *page.Page
-	var perr error
-	var bu *url.URL
+	defer e.resume(ctx)
+	resp, ferr = e.deps.Fetcher.Fetch(ctx, u)
 	if ferr == nil {
 		base := resp.URL
 		if base == "" {
@@ -211,49 +276,7 @@ func (e *Engine) visit(ctx context.Context, u, parent string, depth int, pre pre
 		bu, _ = url.Parse(base)
 		p, perr = page.Parse(resp.Body, "text/html; charset=utf-8", bu)
 	}
-	e.resume(ctx)
-	if ferr != nil && ctx.Err() != nil {
-		// cancelled mid-fetch: the page stays in flight and is fetched on resume
-		e.unreserve()
-		e.claimed.Delete(hash64(u))
-		e.releaseHost(canon.Host(u))
-		return nil, ctx.Err()
-	}
-	v := &visited{URL: u, Site: site, Depth: depth, retried: retried}
-	if resp != nil {
-		rec.Status = resp.Status
-		v.attempts = resp.Attempts
-		if resp.URL != "" && resp.URL != u {
-			rec.Final = resp.URL
-		}
-	}
-	if ferr != nil {
-		rec.Err, v.errText = causeOf(ferr), ferr.Error()
-		e.log.Debug("fetch failed", "url", u, "cause", rec.Err, "err", ferr)
-	} else {
-		if perr != nil {
-			rec.Err, v.errText = "parse", perr.Error()
-		} else {
-			v.Page = p
-			e.judgeForms(v)
-			e.probeForms(ctx, v, resp.Body, bu)
-			fillRecord(&rec, p, v.Forms)
-		}
-	}
-	rec.Seq = e.seq.Add(1)
-	err := e.record(&rec, v, pre, extra)
-	e.claimed.Delete(hash64(u))
-	e.probing.Add(-v.probeQueries) // counted by the batch, or lost with it
-	if err != nil {
-		var se *sinkError
-		if errors.As(err, &se) {
-			// the page is neither published nor recorded: a shared
-			// budget would otherwise count it for good
-			e.unreserve()
-		}
-		return nil, err
-	}
-	return v, nil
+	return resp, p, bu, perr, ferr
 }
 
 // judgeForms runs HIFI on every form of the page. A searchable form already
@@ -368,11 +391,58 @@ func (e *Engine) record(rec *pageRecord, v *visited, pre preStager, extra stager
 			return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
 		}
 	}
-	state := store.StateFetched
+	now := time.Now()
+	if err := stagePage(b, rec, v.Page != nil, now); err != nil {
+		return err
+	}
+	fd, err := e.stageFailure(b, rec, v, now)
+	if err != nil {
+		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
+	}
+	if e.prof.Scope.MaxPagesPerHost > 0 {
+		if err := b.AddCounter(hostCounter(canon.Host(rec.URL)), 1); err != nil {
+			return err
+		}
+	}
+	var t tally
+	t.add(cPages, 1)
 	if v.Page == nil {
+		t.add(cFailed, 1)
+	}
+	if v.retried {
+		t.add(cFailed, -1) // the earlier failure is replaced by this fetch
+	}
+	t.add(cForms, int64(len(v.Forms)))
+	recorded, err := stageForms(b, rec, v, now, &t)
+	if err != nil {
+		return err
+	}
+	t.add(cProbes, v.probeQueries)
+	if extra != nil {
+		if err := extra(b, v, &t); err != nil {
+			return err
+		}
+	}
+	if e.deps.Sink != nil {
+		if err := e.sinkPage(rec, recorded, v.example); err != nil {
+			return &sinkError{url: rec.URL, err: err}
+		}
+	}
+	if err := e.commit(b, &t, len(recorded) > 0 || fd.now != nil); err != nil {
+		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
+	}
+	e.recorded.Add(1)
+	e.applyFailures(fd)
+	return nil
+}
+
+// stagePage stages the page record and the state of its URL and of the URL
+// it redirected to (fetched: a page was read, else the fetch failed).
+func stagePage(b *store.Batch, rec *pageRecord, fetched bool, now time.Time) error {
+	state := store.StateFetched
+	if !fetched {
 		state = store.StateFailed
 	}
-	now := time.Now()
 	if err := b.SetURL(store.URLState{URL: rec.URL, Site: rec.Site, State: state, Depth: rec.Depth, Fetched: now, Status: rec.Status, Err: rec.Err}); err != nil {
 		return err
 	}
@@ -394,39 +464,23 @@ func (e *Engine) record(rec *pageRecord, v *visited, pre preStager, extra stager
 		*bp = text[:0]
 		recordBufs.Put(bp)
 	}
-	if err != nil {
-		return err
-	}
-	fd, err := e.stageFailure(b, rec, v, now)
-	if err != nil {
-		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
-	}
-	if e.prof.Scope.MaxPagesPerHost > 0 {
-		if err := b.AddCounter(hostCounter(canon.Host(rec.URL)), 1); err != nil {
-			return err
-		}
-	}
-	var t tally
-	t.add(cPages, 1)
-	if v.Page == nil {
-		t.add(cFailed, 1)
-	}
-	if v.retried {
-		t.add(cFailed, -1) // the earlier failure is replaced by this fetch
-	}
-	t.add(cForms, int64(len(v.Forms)))
-	nSearch, nRel := 0, 0
+	return err
+}
+
+// stageForms stages the page's searchable forms, counts them into t and
+// returns them.
+func stageForms(b *store.Batch, rec *pageRecord, v *visited, now time.Time, t *tally) ([]store.Form, error) {
+	nRel := 0
 	var recorded []store.Form
 	for i, f := range v.Forms {
 		if !f.Searchable {
 			continue
 		}
-		nSearch++
 		d := v.formDecisions[i]
 		pf := v.Page.Forms[i]
 		fields, err := json.Marshal(pf.Fields)
 		if err != nil {
-			return fmt.Errorf("crawl: recording %s: form %d: %w", rec.URL, pf.Index, err)
+			return nil, fmt.Errorf("crawl: recording %s: form %d: %w", rec.URL, pf.Index, err)
 		}
 		sf := store.Form{
 			Site: rec.Site, PageURL: rec.URL, Depth: rec.Depth, Index: pf.Index,
@@ -440,32 +494,16 @@ func (e *Engine) record(rec *pageRecord, v *visited, pre preStager, extra stager
 			t.add(cProbed, 1)
 		}
 		if err := b.SetForm(sf); err != nil {
-			return err
+			return nil, err
 		}
 		recorded = append(recorded, sf)
 		if f.Relevant {
 			nRel++
 		}
 	}
-	t.add(cSearchable, int64(nSearch))
+	t.add(cSearchable, int64(len(recorded)))
 	t.add(cRelevant, int64(nRel))
-	t.add(cProbes, v.probeQueries)
-	if extra != nil {
-		if err := extra(b, v, &t); err != nil {
-			return err
-		}
-	}
-	if e.deps.Sink != nil {
-		if err := e.sinkPage(rec, recorded, v.example); err != nil {
-			return &sinkError{url: rec.URL, err: err}
-		}
-	}
-	if err := e.commit(b, &t, nSearch > 0 || fd.now != nil); err != nil {
-		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
-	}
-	e.recorded.Add(1)
-	e.applyFailures(fd)
-	return nil
+	return recorded, nil
 }
 
 // sinkError is the error of a page Deps.Sink did not take.

@@ -18,50 +18,18 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/clock"
 )
 
-// fakeClock advances only when slept on, and records every sleep.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	c.sleeps = append(c.sleeps, d)
-	return nil
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func (c *fakeClock) Sleeps() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.sleeps...)
-}
+// newFakeClock is a fake clock that advances only when slept on or
+// advanced, and records every sleep.
+func newFakeClock() *clock.Fake { return clock.NewFake(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)) }
 
 const testSeed = 42
 
 // newTestFetcher returns a fetcher for loopback test servers on a fake clock.
-func newTestFetcher(t testing.TB, opt Options) (*Fetcher, *fakeClock) {
+func newTestFetcher(t testing.TB, opt Options) (*Fetcher, *clock.Fake) {
 	t.Helper()
 	clk := newFakeClock()
 	opt.AllowPrivate = true
@@ -470,7 +438,7 @@ func TestFetchPoliteness(t *testing.T) {
 			s := newSite(t, tt.robots)
 			var mu sync.Mutex
 			var starts []time.Time
-			var clk *fakeClock
+			var clk *clock.Fake
 			s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 				mu.Lock()
 				starts = append(starts, clk.Now())

@@ -5,12 +5,11 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"sort"
-	"strconv"
 	"testing"
 
+	"github.com/dwcrawl/dwcrawl/core/testseed"
 	"github.com/dwcrawl/dwcrawl/store"
 )
 
@@ -56,12 +55,7 @@ func scanned(t *testing.T, st Store, queue string, sorted bool) []string {
 // not committed (a crash) leaves the store as the last committed Stage
 // left it, pushes and pops alike.
 func TestLinkFrontierDeferred(t *testing.T) {
-	seed := rand.Uint64()
-	if s := os.Getenv("FSEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d", seed)
-	r := rand.New(rand.NewPCG(seed, 7))
+	r := rand.New(rand.NewPCG(testseed.Seed(t), 7))
 	for round := 0; round < 20; round++ {
 		dir := t.TempDir()
 		db := openDB(t, dir)

@@ -352,6 +352,17 @@ var (
 
 // validate checks every setting, reporting the first problem at its key.
 func (p *Profile) validate(c *script.Chunk) error {
+	for _, step := range []func(*script.Chunk) error{p.validateTopic, p.validateSeeds, p.validateExamples,
+		p.validateReverse, p.validateNet, p.validateSites, p.validateLimits, p.validateRun} {
+		if err := step(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateTopic checks the name, domain, strategy and keywords.
+func (p *Profile) validateTopic(c *script.Chunk) error {
 	if p.Name == "" || !nameRe.MatchString(p.Name) {
 		return c.Errorf("name", "must be a lower-case name of letters, digits, '_', '-' or '.' (it names the crawl directory), got %q", p.Name)
 	}
@@ -364,6 +375,12 @@ func (p *Profile) validate(c *script.Chunk) error {
 	if len(p.Keywords) == 0 {
 		return c.Errorf("keywords", "must list at least one topic keyword")
 	}
+	return nil
+}
+
+// validateSeeds normalizes the seeds, without duplicates, and requires
+// seeds or a reverse-search plugin.
+func (p *Profile) validateSeeds(c *script.Chunk) error {
 	seen := map[string]bool{}
 	var seeds []string
 	for i, s := range p.Seeds {
@@ -381,6 +398,12 @@ func (p *Profile) validate(c *script.Chunk) error {
 	if len(p.Seeds) == 0 && p.Reverse.Plugin == "" && len(p.Reverse.Plugins) == 0 {
 		return c.Errorf("seeds", "give at least one seed site, or a reverse.plugin to find sites with")
 	}
+	return nil
+}
+
+// validateExamples checks the form and page examples: inline or a URL, or
+// a file, resolved against the profile's directory.
+func (p *Profile) validateExamples(c *script.Chunk) error {
 	for i, ex := range p.Forms.Examples {
 		key := fmt.Sprintf("forms.examples[%d]", i+1)
 		if strings.Contains(ex, "<") {
@@ -389,11 +412,8 @@ func (p *Profile) validate(c *script.Chunk) error {
 			}
 			continue
 		}
-		file := ex
-		if !filepath.IsAbs(file) && p.Path != "" {
-			file = filepath.Join(filepath.Dir(p.Path), file)
-		}
-		if _, err := os.Stat(file); err != nil {
+		file, err := p.localFile(ex)
+		if err != nil {
 			return c.Errorf(key, "form example file: %v", err)
 		}
 		p.Forms.Examples[i] = file
@@ -406,15 +426,28 @@ func (p *Profile) validate(c *script.Chunk) error {
 			}
 			continue
 		}
-		file := ex
-		if !filepath.IsAbs(file) && p.Path != "" {
-			file = filepath.Join(filepath.Dir(p.Path), file)
-		}
-		if _, err := os.Stat(file); err != nil {
+		file, err := p.localFile(ex)
+		if err != nil {
 			return c.Errorf(key, "example page file: %v", err)
 		}
 		p.Examples[i] = file
 	}
+	return nil
+}
+
+// localFile resolves a file named by the profile against its directory
+// and checks that it exists.
+func (p *Profile) localFile(name string) (string, error) {
+	file := name
+	if !filepath.IsAbs(file) && p.Path != "" {
+		file = filepath.Join(filepath.Dir(p.Path), file)
+	}
+	_, err := os.Stat(file)
+	return file, err
+}
+
+// validateReverse checks the search plugins' names.
+func (p *Profile) validateReverse(c *script.Chunk) error {
 	if p.Reverse.Plugin != "" && !pluginRe.MatchString(p.Reverse.Plugin) {
 		return c.Errorf("reverse.plugin", "must name a search plugin as \"search/<name>\", got %q", p.Reverse.Plugin)
 	}
@@ -423,12 +456,11 @@ func (p *Profile) validate(c *script.Chunk) error {
 			return c.Errorf(fmt.Sprintf("reverse.plugins[%d]", i+1), "must name a search plugin as \"search/<name>\", got %q", ref)
 		}
 	}
-	if err := p.validateNet(c); err != nil {
-		return err
-	}
-	if err := p.validateSites(c); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validateLimits checks the crawl's counts, depths, weights and budgets.
+func (p *Profile) validateLimits(c *script.Chunk) error {
 	positive := []struct {
 		key string
 		v   int
@@ -473,6 +505,11 @@ func (p *Profile) validate(c *script.Chunk) error {
 			return c.Errorf(f.key, "must not be negative")
 		}
 	}
+	return nil
+}
+
+// validateRun checks the politeness, probing and harvest settings.
+func (p *Profile) validateRun(c *script.Chunk) error {
 	if p.Politeness.Timeout <= 0 {
 		return c.Errorf("politeness.timeout", "must be positive, got %v", p.Politeness.Timeout)
 	}

@@ -12,28 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dwcrawl/dwcrawl/core/clock"
 )
-
-// fakeClock advances at once when slept on and records the sleeps.
-type fakeClock struct {
-	t      time.Time
-	sleeps []time.Duration
-	onWait func(d time.Duration) // called before a sleep returns
-}
-
-func (c *fakeClock) Now() time.Time { return c.t }
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if c.onWait != nil {
-		c.onWait(d)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.sleeps = append(c.sleeps, d)
-	c.t = c.t.Add(d)
-	return nil
-}
 
 const testSeed = 7
 
@@ -167,11 +148,12 @@ func TestDo(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			clk := &fakeClock{t: time.Unix(0, 0), onWait: func(d time.Duration) {
+			clk := clock.NewFake(time.Unix(0, 0))
+			clk.OnSleep = func(d time.Duration) {
 				if d == tt.cancelAt {
 					cancel()
 				}
-			}}
+			}
 			b := New(Policy{Retries: 3, Base: s, Jitter: -1, Clock: clk})
 			calls := 0
 			err := b.Do(ctx, func(context.Context) error {
@@ -181,8 +163,8 @@ func TestDo(t *testing.T) {
 				}
 				return nil
 			})
-			if calls != tt.wantCalls || !reflect.DeepEqual(clk.sleeps, tt.sleeps) {
-				t.Errorf("%d calls, sleeps %v; want %d, %v", calls, clk.sleeps, tt.wantCalls, tt.sleeps)
+			if calls != tt.wantCalls || !reflect.DeepEqual(clk.Sleeps(), tt.sleeps) {
+				t.Errorf("%d calls, sleeps %v; want %d, %v", calls, clk.Sleeps(), tt.wantCalls, tt.sleeps)
 			}
 			if (tt.wantErr == nil) != (err == nil) || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
 				t.Errorf("err = %v, want %v", err, tt.wantErr)

@@ -3,8 +3,6 @@ package surface
 import (
 	"math"
 	"sort"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Capture–recapture over the complete answers to the adaptive policy's
@@ -78,85 +76,14 @@ type adaptiveRow struct {
 // corrected recaptures over minLOOQueries queries.
 func (s *Stats) estimateAdaptive(k, strata int, floor float64) (CoverageEstimate, bool) {
 	n := len(s.docTerms)
-	alpha := (1 - CoverageLevel) / 2
-	z := distuv.UnitNormal.Quantile(1 - alpha)
-	lens := make([]int, n)
-	for d := range s.docTerms {
-		lens[d] = len(s.docTerms[d])
-	}
-	var qs []int
-	answered, cut := 0, 0
-	for qi := range s.caps.queries {
-		q := &s.caps.queries[qi]
-		if q.reported >= 0 {
-			return CoverageEstimate{}, false // the fair estimators hold
-		}
-		if len(q.docs) == 0 {
-			continue
-		}
-		answered++
-		if q.cut(k) {
-			cut++
-			continue
-		}
-		if q.before > 0 && len(q.terms) > 0 {
-			qs = append(qs, qi)
-		}
-	}
-	// a cut answer returns the best ranked of its matches, which every cut
-	// list returns again: were many cut, the capture frequencies would say
-	// the few best ranked are all there is
-	if float64(cut) > maxCutFrac*float64(answered) {
+	qs, ok := s.caps.completeAnswers(k)
+	if !ok {
 		return CoverageEstimate{}, false
 	}
-	build := func(ns int) ([]adaptiveRow, []float64, int) {
-		cuts := lengthCuts(lens, ns)
-		stratum := func(l int) int { return sort.SearchInts(cuts, l+1) }
-		ns = len(cuts) + 1
-		per := make([]float64, ns)
-		rows := make([]adaptiveRow, 0, len(qs))
-		for _, qi := range qs {
-			q := &s.caps.queries[qi]
-			before := make([]float64, ns)
-			for d := 0; d < q.before; d++ {
-				before[stratum(lens[d])]++
-			}
-			ret := make([]float64, ns)
-			known := make([]float64, ns)
-			m := 0.0
-			for _, d := range q.docs {
-				st := stratum(lens[d])
-				ret[st]++
-				if int(d) < q.before {
-					known[st]++
-					m++
-				}
-			}
-			// a policy's choice: take off the downloaded match that made
-			// the term eligible, from the first capture, the answer and
-			// the recaptures alike, shared out over the strata as the
-			// recaptures are
-			sel := q.fromDocs && !q.probe && m > 0
-			r := adaptiveRow{q: qi, nT: make([]float64, ns), m: make([]float64, ns), low: make([]float64, ns)}
-			for j := 0; j < ns; j++ {
-				c := 0.0
-				if sel {
-					c = known[j] / m
-				}
-				r.nT[j] = (before[j] - c) * (ret[j] - c)
-				r.m[j] = known[j] - c
-				r.low[j] = r.m[j]
-				if sel {
-					r.low[j] = math.Max(0, r.m[j]-z*math.Sqrt(m)*known[j]/m)
-				}
-				r.sumM += r.m[j]
-				per[j] += r.m[j]
-			}
-			rows = append(rows, r)
-		}
-		return rows, per, ns
-	}
-	rows, got := buildStrata(n, strata, build)
+	lens := s.docLens()
+	rows, got := buildStrata(n, strata, func(ns int) ([]adaptiveRow, []float64, int) {
+		return s.caps.adaptiveRows(ns, qs, lens)
+	})
 	matched := 0
 	var recaptures float64
 	for _, r := range rows {
@@ -171,8 +98,7 @@ func (s *Stats) estimateAdaptive(k, strata int, floor float64) (CoverageEstimate
 	// estimate is the stratified estimate with query weights w (nil: 1);
 	// low selects the recaptures less the selection allowance
 	estimate := func(w []float64, low bool) (size, relVar float64) {
-		num := make([]float64, got)
-		den := make([]float64, got)
+		acc := newSchnabel(got)
 		for _, r := range rows {
 			wi := 1.0
 			if w != nil {
@@ -182,51 +108,122 @@ func (s *Stats) estimateAdaptive(k, strata int, floor float64) (CoverageEstimate
 			if low {
 				m = r.low
 			}
-			for j := 0; j < got; j++ {
-				num[j] += wi * r.nT[j]
-				den[j] += wi * m[j]
-			}
+			acc.AddRow(wi, r.nT, m)
 		}
-		var v float64
-		for j := 0; j < got; j++ {
-			sj := num[j] / (den[j] + 1)
-			size += sj
-			v += sj * sj / (den[j] + 1)
-		}
-		if size > 0 {
-			relVar = v / (size * size)
-		}
+		size, _, relVar = acc.Estimate()
 		return size, relVar
 	}
 	raw, relVar := estimate(nil, false)
 	size := math.Max(raw, floor)
-	boot := s.bootstrap(floor, func(w []float64) (float64, bool) {
+	boot := s.bootstrap(bootstrapRuns, floor, func(w []float64) (float64, bool) {
 		sz, _ := estimate(w, false)
 		return sz, sz > 0
 	})
-	lo, hi := size, size
-	if len(boot) > 0 {
-		lo, hi = quantileSorted(boot, alpha), quantileSorted(boot, 1-alpha)
-	}
-	mlo, mhi := poissonInterval(recaptures, CoverageLevel)
-	lo = math.Max(floor, math.Min(lo, size*(recaptures+1)/(mhi+1)))
-	hi = math.Max(hi, size*(recaptures+1)/(mlo+1))
-	lo = math.Max(floor, math.Min(lo, size*math.Exp(-z*math.Sqrt(relVar))))
-	hi = math.Max(hi, size*math.Exp(z*math.Sqrt(relVar)))
+	lo, hi := schnabelInterval(boot, size, raw, recaptures, relVar, floor)
 	// the selection allowance: as if every chosen term's count had been
 	// lifted z standard deviations by the choice
 	if sl, _ := estimate(nil, true); sl > hi {
 		hi = sl
 	}
-	lo, hi = math.Min(lo, size), math.Max(hi, size)
-	if raw < floor {
-		hi = math.Max(hi, floor*floor/math.Max(raw, 1))
+	lo, hi = widenBySpread(rows, lo, hi, floor)
+	// Chao's estimate from the documents returned once and twice: the
+	// point, joined with the interval above
+	if c, clo, chi, ok := s.caps.chao1(n, k, coverageZ); ok {
+		size = math.Max(c, floor)
+		lo = math.Max(floor, math.Min(lo, clo))
+		hi = math.Max(hi, chi)
+		lo, hi = math.Min(lo, size), math.Max(hi, size)
 	}
-	// the spread of the queries' own estimates, weighed by their
-	// recaptures: terms that occur together or apart (which the model,
-	// every term independent of the others, ignores) move each query's
-	// estimate alike, so the bootstrap over queries does not see that
-	// bias, but the queries' disagreement bounds it
+	return sizeEstimate(n, size, lo, hi, EstimatorAdaptive+"/"+totalNames[totalComplete], len(rows), got), true
+}
+
+// completeAnswers are the queries with a keyword, sent after a document
+// was downloaded, whose answers were not cut at the result limit k (0:
+// unknown); ok is false when an answer reported its total (the fair
+// estimators hold) or more than maxCutFrac of the answers were cut: a cut
+// answer returns the best ranked of its matches, which every cut list
+// returns again, so the capture frequencies would say the few best ranked
+// are all there is.
+func (c *captureLog) completeAnswers(k int) (qs []int, ok bool) {
+	answered, cut := 0, 0
+	for qi := range c.queries {
+		q := &c.queries[qi]
+		if q.reported >= 0 {
+			return nil, false
+		}
+		if len(q.docs) == 0 {
+			continue
+		}
+		answered++
+		if q.cut(k) {
+			cut++
+			continue
+		}
+		if q.before > 0 && len(q.terms) > 0 {
+			qs = append(qs, qi)
+		}
+	}
+	return qs, float64(cut) <= maxCutFrac*float64(answered)
+}
+
+// adaptiveRows are the rows of the complete answers qs in ns length strata
+// (lens: the documents' lengths), the corrected recaptures per stratum
+// and the strata used.
+func (c *captureLog) adaptiveRows(ns int, qs []int, lens []int) ([]adaptiveRow, []float64, int) {
+	cuts := lengthCuts(lens, ns)
+	stratum := func(l int) int { return sort.SearchInts(cuts, l+1) }
+	ns = len(cuts) + 1
+	per := make([]float64, ns)
+	rows := make([]adaptiveRow, 0, len(qs))
+	for _, qi := range qs {
+		q := &c.queries[qi]
+		before := make([]float64, ns)
+		for d := 0; d < q.before; d++ {
+			before[stratum(lens[d])]++
+		}
+		ret := make([]float64, ns)
+		known := make([]float64, ns)
+		m := 0.0
+		for _, d := range q.docs {
+			st := stratum(lens[d])
+			ret[st]++
+			if int(d) < q.before {
+				known[st]++
+				m++
+			}
+		}
+		// a policy's choice: take off the downloaded match that made
+		// the term eligible, from the first capture, the answer and
+		// the recaptures alike, shared out over the strata as the
+		// recaptures are
+		sel := q.fromDocs && !q.probe && m > 0
+		r := adaptiveRow{q: qi, nT: make([]float64, ns), m: make([]float64, ns), low: make([]float64, ns)}
+		for j := 0; j < ns; j++ {
+			corr := 0.0
+			if sel {
+				corr = known[j] / m
+			}
+			r.nT[j] = (before[j] - corr) * (ret[j] - corr)
+			r.m[j] = known[j] - corr
+			r.low[j] = r.m[j]
+			if sel {
+				r.low[j] = math.Max(0, r.m[j]-coverageZ*math.Sqrt(m)*known[j]/m)
+			}
+			r.sumM += r.m[j]
+			per[j] += r.m[j]
+		}
+		rows = append(rows, r)
+	}
+	return rows, per, ns
+}
+
+// widenBySpread widens [lo, hi] (never below floor) to the spread of the
+// rows' own estimates, weighed by their recaptures: terms that occur
+// together or apart (which the model, every term independent of the
+// others, ignores) move each query's estimate alike, so the bootstrap over
+// queries does not see that bias, but the queries' disagreement bounds it.
+func widenBySpread(rows []adaptiveRow, lo, hi, floor float64) (float64, float64) {
+	alpha := (1 - CoverageLevel) / 2
 	type lp struct{ size, w float64 }
 	var lps []lp
 	var wsum float64
@@ -257,20 +254,7 @@ func (s *Stats) estimateAdaptive(k, strata int, floor float64) (CoverageEstimate
 			break
 		}
 	}
-	// Chao's estimate from the documents returned once and twice: the
-	// point, joined with the interval above
-	if c, clo, chi, ok := s.caps.chao1(n, k, z); ok {
-		size = math.Max(c, floor)
-		lo = math.Max(floor, math.Min(lo, clo))
-		hi = math.Max(hi, chi)
-		lo, hi = math.Min(lo, size), math.Max(hi, size)
-	}
-	fn := float64(n)
-	return CoverageEstimate{
-		Docs: n, Size: size, SizeLow: lo, SizeHigh: hi,
-		Coverage: fn / size, Low: fn / hi, High: fn / lo,
-		Estimator: EstimatorAdaptive + "/" + totalNames[totalComplete], Queries: len(rows), Strata: got,
-	}, true
+	return lo, hi
 }
 
 // chao1 is Chao's (1984) estimate of the size from the numbers of

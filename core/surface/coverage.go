@@ -2,7 +2,6 @@ package surface
 
 import (
 	"math"
-	"math/rand"
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -318,212 +317,263 @@ const (
 // positions are biased low. w weighs each query's observations (the
 // bootstrap; nil: 1).
 func (c *captureLog) rankFit(ndocs int, tot []float64, src []totalSource, pending []int, w []float64) {
-	weight := func(i int) float64 {
-		if w == nil {
-			return 1
-		}
-		return w[i]
-	}
-	known := make([]bool, len(c.queries))
-	isPending := make([]bool, len(c.queries))
-	for _, i := range pending {
-		isPending[i] = true
-	}
-	for i := range c.queries {
-		known[i] = src[i] != totalNone && tot[i] > 0
-	}
-	// per document: Σ w(p−1) and Σ w·T over the lists that count it
-	sumP := make([]float64, ndocs)
-	sumE := make([]float64, ndocs)
-	counted := make([][]bool, len(c.queries)) // pending lists: which positions count
-	add := func(i int, sign float64) {
-		wi := weight(i) * sign
-		if wi == 0 || !known[i] {
-			return
-		}
-		for p, d := range c.queries[i].docs {
-			if counted[i] != nil && !counted[i][p] {
-				continue
-			}
-			sumP[d] += wi * float64(p)
-			sumE[d] += wi * tot[i]
-		}
-	}
-	for i := range c.queries {
-		if known[i] && !isPending[i] {
-			add(i, 1)
-		}
-	}
-	anchors := 0
-	for _, i := range pending {
-		for _, d := range c.queries[i].docs {
-			if sumE[d] > 0 {
-				anchors++
-			}
-		}
-	}
-	if anchors < minAnchors {
+	f := newRankFitter(c, ndocs, tot, src, pending, w)
+	if f.anchors() < minAnchors {
 		return
 	}
-	// listTotal estimates list i's total from the documents the other lists
-	// give a quantile (the caller leaves list i out of the sums), counting
-	// those within half the cut-off of a list of t matches (t 0: all)
-	listTotal := func(i int, t float64) (float64, []bool, bool) {
-		n := float64(len(c.queries[i].docs))
-		limit := math.Inf(1)
-		if t > 0 {
-			limit = 0.5 * n / t
-		}
-		var sp, su, vu float64
-		cnt := make([]bool, len(c.queries[i].docs))
-		for p, d := range c.queries[i].docs {
-			if sumE[d] <= 0 {
-				continue
-			}
-			u := sumP[d] / sumE[d]
-			if u > limit {
-				continue
-			}
-			sp += float64(p)
-			su += u
-			// Poisson variance of the quantile, with one event added so
-			// that a document always ranked first (no event) still carries
-			// the uncertainty of its lists' resolution
-			vu += (sumP[d] + 1) / (sumE[d] * sumE[d])
-			cnt[p] = true
-		}
-		// both sums must be known to within maxRelErr (Poisson errors), or
-		// the ratio is noise
-		if su <= 0 || sp < 1/(maxRelErr*maxRelErr) || vu > maxRelErr*maxRelErr*su*su {
-			return 0, nil, false
-		}
-		return sp / su, cnt, true
-	}
-	// beyond reports whether list i's estimate t is contradicted from
-	// above: under the ranking the list returned its t best ranked
-	// matches' first n, quantiles up to n/t, so most of its documents of
-	// known quantile lie below twice that. (The fit counts only documents
-	// well inside the cut-off, so an estimate too high, which narrows the
-	// cut-off, would otherwise keep itself up.)
-	beyond := func(i int, t float64) bool {
-		n := float64(len(c.queries[i].docs))
-		out, all := 0, 0
-		for _, d := range c.queries[i].docs {
-			if sumE[d] <= 0 {
-				continue
-			}
-			all++
-			if sumP[d]/sumE[d] > 2*n/t {
-				out++
-			}
-		}
-		return float64(out) > maxBeyond*float64(all)
-	}
-	// contra: the log ratio of a list's estimate to the fewest matches it
-	// proves, when below (0: not contradicted)
-	contra := make([]float64, len(c.queries))
-	for iter := 0; iter < rankIters; iter++ {
-		changed := false
-		for _, i := range pending {
-			add(i, -1) // leave list i out
-			prev := 0.0
-			if known[i] {
-				prev = tot[i]
-			}
-			t, cnt, ok := listTotal(i, prev)
-			switch {
-			case ok && t < c.queries[i].minTotal():
-				// contradicted by what the list proves (see below)
-				changed = changed || known[i]
-				known[i], counted[i], contra[i] = false, nil, math.Log(t/c.queries[i].minTotal())
-			case ok && beyond(i, t):
-				changed = changed || known[i]
-				known[i], counted[i], contra[i] = false, nil, math.Inf(1)
-			case ok:
-				contra[i] = 0
-				if !known[i] || math.Abs(t-tot[i]) > 1e-3*t {
-					changed = true
-				}
-				tot[i], known[i], counted[i] = t, true, cnt
-			}
-			add(i, 1)
-		}
-		if !changed {
-			break
-		}
-	}
+	f.iterate()
 	// Validation: the lists of known total, estimated the same way from the
 	// others, measure the fit's bias on the scale where the truth is known;
 	// the rank totals are divided by the median ratio. With fewer than
 	// minValidations such lists, or a median ratio beyond 1.5 either way,
 	// the rank totals are not used.
-	var errs []float64
-	for i := range c.queries {
-		if isPending[i] || !known[i] || weight(i) <= 0 {
-			continue
-		}
-		add(i, -1)
-		if t, _, ok := listTotal(i, tot[i]); ok {
-			errs = append(errs, math.Log(t/tot[i]))
-		}
-		add(i, 1)
-	}
-	// a contradicted list's error is below its log ratio to the bound: a
-	// censored validation, which counts for the median when it is below it
-	confirmed, contradicted := len(errs), 0
-	for _, i := range pending {
-		if contra[i] != 0 && weight(i) > 0 {
-			if contra[i] < 0 {
-				errs = append(errs, contra[i])
-			}
-			contradicted++
-		}
-	}
+	errs, confirmed, contradicted := f.validations()
 	bias := 0.0
 	if len(errs) > 0 {
 		sort.Float64s(errs)
 		bias = errs[len(errs)/2]
 	}
-	// a cut list has more matches than it returned and than the downloaded
-	// documents matching it by text (minTotal): estimates below that bound
-	// mean the positions contradict the model for that list (a relevance
-	// order, under which a list's positions follow its own scores), and
-	// the list gets no total; many such lists, and the model is off
-	below, est := 0, 0
-	for _, i := range pending {
-		if contra[i] != 0 || (known[i] && tot[i]/math.Exp(bias) < c.queries[i].minTotal()) {
-			below++
-			known[i] = false
-		}
-		if contra[i] != 0 || known[i] {
-			est++
-		}
-	}
+	below, est := f.dropBelowBound(bias)
 	if confirmed < minValidations || contradicted >= confirmed || math.Abs(bias) > maxRankBias || float64(below) > maxBelowBound*float64(est) {
 		// too few checks, or the positions do not follow a ranking
 		// independent of the content (a relevance or date order, or one
 		// correlated with the documents' ids, ties the positions of lists
 		// on related terms): no rank totals
 		for _, i := range pending {
-			known[i] = false
+			f.known[i] = false
 		}
 	}
 	if w == nil {
 		c.rankSE = 0
 		for _, i := range pending {
-			if known[i] {
+			if f.known[i] {
 				c.rankSE = medianSE(errs[:confirmed], bias)
 				break
 			}
 		}
 	}
 	for _, i := range pending {
-		if known[i] {
+		if f.known[i] {
 			tot[i], src[i] = tot[i]/math.Exp(bias), totalRank
 		} else {
 			tot[i] = 0
 		}
 	}
+}
+
+// rankFitter is the state of one rankFit.
+type rankFitter struct {
+	c         *captureLog
+	tot       []float64
+	w         []float64 // query weights (nil: 1)
+	pending   []int
+	isPending []bool
+	known     []bool // the list's total is known or estimated
+	// per document: Σ w(p−1) and Σ w·T over the lists that count it
+	sumP, sumE []float64
+	counted    [][]bool // pending lists: which positions count
+	// contra: the log ratio of a list's estimate to the fewest matches it
+	// proves, when below (0: not contradicted; +Inf: contradicted from
+	// above, see beyond)
+	contra []float64
+}
+
+// newRankFitter counts the lists of known total that are not pending.
+func newRankFitter(c *captureLog, ndocs int, tot []float64, src []totalSource, pending []int, w []float64) *rankFitter {
+	n := len(c.queries)
+	f := &rankFitter{c: c, tot: tot, w: w, pending: pending, isPending: make([]bool, n), known: make([]bool, n),
+		sumP: make([]float64, ndocs), sumE: make([]float64, ndocs), counted: make([][]bool, n), contra: make([]float64, n)}
+	for _, i := range pending {
+		f.isPending[i] = true
+	}
+	for i := range c.queries {
+		f.known[i] = src[i] != totalNone && tot[i] > 0
+	}
+	for i := range c.queries {
+		if f.known[i] && !f.isPending[i] {
+			f.add(i, 1)
+		}
+	}
+	return f
+}
+
+func (f *rankFitter) weight(i int) float64 {
+	if f.w == nil {
+		return 1
+	}
+	return f.w[i]
+}
+
+// add adds list i's counted positions to the sums (sign −1: takes them
+// out), if its total is known.
+func (f *rankFitter) add(i int, sign float64) {
+	wi := f.weight(i) * sign
+	if wi == 0 || !f.known[i] {
+		return
+	}
+	for p, d := range f.c.queries[i].docs {
+		if f.counted[i] != nil && !f.counted[i][p] {
+			continue
+		}
+		f.sumP[d] += wi * float64(p)
+		f.sumE[d] += wi * f.tot[i]
+	}
+}
+
+// anchors counts the documents of the pending lists whose quantile other
+// lists give.
+func (f *rankFitter) anchors() int {
+	n := 0
+	for _, i := range f.pending {
+		for _, d := range f.c.queries[i].docs {
+			if f.sumE[d] > 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// listTotal estimates list i's total from the documents the other lists
+// give a quantile (the caller leaves list i out of the sums), counting
+// those within half the cut-off of a list of t matches (t 0: all).
+func (f *rankFitter) listTotal(i int, t float64) (float64, []bool, bool) {
+	docs := f.c.queries[i].docs
+	n := float64(len(docs))
+	limit := math.Inf(1)
+	if t > 0 {
+		limit = 0.5 * n / t
+	}
+	var sp, su, vu float64
+	cnt := make([]bool, len(docs))
+	for p, d := range docs {
+		if f.sumE[d] <= 0 {
+			continue
+		}
+		u := f.sumP[d] / f.sumE[d]
+		if u > limit {
+			continue
+		}
+		sp += float64(p)
+		su += u
+		// Poisson variance of the quantile, with one event added so
+		// that a document always ranked first (no event) still carries
+		// the uncertainty of its lists' resolution
+		vu += (f.sumP[d] + 1) / (f.sumE[d] * f.sumE[d])
+		cnt[p] = true
+	}
+	// both sums must be known to within maxRelErr (Poisson errors), or
+	// the ratio is noise
+	if su <= 0 || sp < 1/(maxRelErr*maxRelErr) || vu > maxRelErr*maxRelErr*su*su {
+		return 0, nil, false
+	}
+	return sp / su, cnt, true
+}
+
+// beyond reports whether list i's estimate t is contradicted from
+// above: under the ranking the list returned its t best ranked
+// matches' first n, quantiles up to n/t, so most of its documents of
+// known quantile lie below twice that. (The fit counts only documents
+// well inside the cut-off, so an estimate too high, which narrows the
+// cut-off, would otherwise keep itself up.)
+func (f *rankFitter) beyond(i int, t float64) bool {
+	n := float64(len(f.c.queries[i].docs))
+	out, all := 0, 0
+	for _, d := range f.c.queries[i].docs {
+		if f.sumE[d] <= 0 {
+			continue
+		}
+		all++
+		if f.sumP[d]/f.sumE[d] > 2*n/t {
+			out++
+		}
+	}
+	return float64(out) > maxBeyond*float64(all)
+}
+
+// iterate alternates the pending lists' totals and the documents'
+// quantiles until they settle (at most rankIters rounds).
+func (f *rankFitter) iterate() {
+	for iter := 0; iter < rankIters; iter++ {
+		changed := false
+		for _, i := range f.pending {
+			f.add(i, -1) // leave list i out
+			prev := 0.0
+			if f.known[i] {
+				prev = f.tot[i]
+			}
+			t, cnt, ok := f.listTotal(i, prev)
+			switch {
+			case ok && t < f.c.queries[i].minTotal():
+				// contradicted by what the list proves (see dropBelowBound)
+				changed = changed || f.known[i]
+				f.known[i], f.counted[i], f.contra[i] = false, nil, math.Log(t/f.c.queries[i].minTotal())
+			case ok && f.beyond(i, t):
+				changed = changed || f.known[i]
+				f.known[i], f.counted[i], f.contra[i] = false, nil, math.Inf(1)
+			case ok:
+				f.contra[i] = 0
+				if !f.known[i] || math.Abs(t-f.tot[i]) > 1e-3*t {
+					changed = true
+				}
+				f.tot[i], f.known[i], f.counted[i] = t, true, cnt
+			}
+			f.add(i, 1)
+		}
+		if !changed {
+			break
+		}
+	}
+}
+
+// validations are the log ratios of the estimates of the lists of known
+// total, made the same way from the others, to their totals (confirmed of
+// them), then those of the pending lists contradicted from below: a
+// contradicted list's error is below its log ratio to the bound, a
+// censored validation, which counts for the median when it is below it.
+// contradicted counts the contradicted lists.
+func (f *rankFitter) validations() (errs []float64, confirmed, contradicted int) {
+	for i := range f.c.queries {
+		if f.isPending[i] || !f.known[i] || f.weight(i) <= 0 {
+			continue
+		}
+		f.add(i, -1)
+		if t, _, ok := f.listTotal(i, f.tot[i]); ok {
+			errs = append(errs, math.Log(t/f.tot[i]))
+		}
+		f.add(i, 1)
+	}
+	confirmed = len(errs)
+	for _, i := range f.pending {
+		if f.contra[i] != 0 && f.weight(i) > 0 {
+			if f.contra[i] < 0 {
+				errs = append(errs, f.contra[i])
+			}
+			contradicted++
+		}
+	}
+	return errs, confirmed, contradicted
+}
+
+// dropBelowBound takes the total from the pending lists whose estimate,
+// corrected by bias, is below the fewest matches the list proves
+// (minTotal: a cut list has more matches than it returned and than the
+// downloaded documents matching it by text), and from the contradicted
+// ones: the positions contradict the model for that list (a relevance
+// order, under which a list's positions follow its own scores); many such
+// lists, and the model is off. It returns how many were below and how
+// many had an estimate.
+func (f *rankFitter) dropBelowBound(bias float64) (below, est int) {
+	for _, i := range f.pending {
+		if f.contra[i] != 0 || (f.known[i] && f.tot[i]/math.Exp(bias) < f.c.queries[i].minTotal()) {
+			below++
+			f.known[i] = false
+		}
+		if f.contra[i] != 0 || f.known[i] {
+			est++
+		}
+	}
+	return below, est
 }
 
 // medianSE is the standard error of the median m of xs, from their spread
@@ -607,23 +657,91 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 	n := len(s.docTerms)
 	frac, pairs := s.StaticRank()
 	useRank := pairs >= 10 && frac >= 0.9
-	ns := n / minStratumDocs
-	if ns > strata {
-		ns = strata
-	}
-	lens := make([]int, n)
-	for d := range s.docTerms {
-		lens[d] = len(s.docTerms[d])
-	}
-	cuts := lengthCuts(lens, ns)
-	stratum := func(l int32) int { return sort.SearchInts(cuts, int(l)+1) }
-	ns = len(cuts) + 1
+	lens := s.docLens()
+	cuts := lengthCuts(lens, min(n/minStratumDocs, strata))
+	ns := len(cuts) + 1
 	tot, src := s.caps.totals(n, k, useRank, nil)
+	rows := s.caps.captureRows(lens, cuts, src)
+	floor := provenFloor(n, tot, src)
+	raw, recaptures, relVar, used := schnabelRows(rows, ns, nil, tot, src)
+	loo, looOK := s.estimateLOO(tot, src, strata, floor)
+	// when the fair estimators rest on fewer than minLOORecaptures
+	// recaptures, the complete answers to the policy's own choices,
+	// corrected for the choice (adaptive.go), say more if they hold enough
+	if !looOK && recaptures < minLOORecaptures {
+		if ad, ok := s.estimateAdaptive(k, strata, floor); ok {
+			return ad
+		}
+	}
+	name := EstimatorSchnabel + "/" + sourceNames(src, rowQueries(rows))
+	if used < 2 || recaptures < minRecaptures {
+		if loo.Estimator != "" {
+			return loo
+		}
+		var sumNT float64
+		for _, r := range rows {
+			for j := range r.before {
+				if src[r.q] != totalNone {
+					sumNT += r.nT(j, tot[r.q])
+				}
+			}
+		}
+		if used == 0 || sumNT <= 0 {
+			return noEstimate(n)
+		}
+		return fewRecaptures(n, sumNT, recaptures, floor, name, used)
+	}
+	size := math.Max(raw, floor)
+	redo := useRank && s.caps.needsRank(k)
+	runs := bootstrapRuns
+	if redo {
+		runs = bootstrapRunsRank
+	}
+	boot := s.bootstrap(runs, floor, func(w []float64) (float64, bool) {
+		bt, bs := tot, src
+		if redo {
+			bt, bs = s.caps.totals(n, k, useRank, w)
+		}
+		sz, _, _, u := schnabelRows(rows, ns, w, bt, bs)
+		return sz, u > 0
+	})
+	lo, hi := schnabelInterval(boot, size, raw, recaptures, relVar, floor)
+	if se := s.caps.rankSE; se > 0 {
+		// the scale of the rank totals is known to the precision of
+		// their validation (rankFit): the share of the estimate resting
+		// on them is as uncertain
+		if f, ok := rankShare(rows, tot, src); ok {
+			lo = math.Max(floor, math.Min(lo, size*(1-f+f*math.Exp(-coverageZ*se))))
+			hi = math.Max(hi, size*(1-f+f*math.Exp(coverageZ*se)))
+		}
+	}
+	// with reported totals every query is a full capture and the
+	// sequential estimate holds; without them, its sample is the few
+	// complete and rank-estimated answers, which the leave-one-out
+	// estimate re-counts against every download
+	if looOK && !reported(src) {
+		// the leave-one-out estimate, with an interval that also holds the
+		// sequential one's: the two share the model (independent
+		// captures), whose bias the spread between them shows
+		fn := float64(n)
+		loo.SizeLow, loo.SizeHigh = math.Min(loo.SizeLow, lo), math.Max(loo.SizeHigh, hi)
+		loo.Low, loo.High = fn/loo.SizeHigh, fn/loo.SizeLow
+		return loo
+	}
+	return sizeEstimate(n, size, lo, hi, name, used, ns)
+}
+
+// captureRows are the captures of the queries that count (see the comment
+// at the top of coverage.go), in the length strata cuts (lens: the
+// documents' lengths), with sources src from totals.
+func (c *captureLog) captureRows(lens, cuts []int, src []totalSource) []captureRow {
+	stratum := func(l int32) int { return sort.SearchInts(cuts, int(l)+1) }
+	ns := len(cuts) + 1
 	var rows []captureRow
 	cum := make([]float64, ns)
 	next := 0 // documents counted into cum
-	for qi, q := range s.caps.queries {
-		for ; next < q.before && next < n; next++ {
+	for qi, q := range c.queries {
+		for ; next < q.before && next < len(lens); next++ {
 			cum[stratum(int32(lens[next]))]++
 		}
 		if q.before == 0 || len(q.docs) == 0 || len(q.terms) == 0 {
@@ -669,186 +787,79 @@ func (s *Stats) estimateCoverage(k, strata int) CoverageEstimate {
 		}
 		rows = append(rows, r)
 	}
+	return rows
+}
+
+// nT is nᵢ₋₁,ₛ·Tᵢ,ₛ of the row in stratum j for the query's total t.
+func (r captureRow) nT(j int, t float64) float64 { return r.before[j] * t * r.share[j] }
+
+// rowQueries are the rows' query indices.
+func rowQueries(rows []captureRow) []int {
+	qs := make([]int, len(rows))
+	for i, r := range rows {
+		qs[i] = r.q
+	}
+	return qs
+}
+
+// provenFloor is the fewest documents the data prove: the n downloaded and
+// every reported or complete total.
+func provenFloor(n int, tot []float64, src []totalSource) float64 {
 	floor := float64(n)
-	for qi := range s.caps.queries {
+	for qi := range tot {
 		if src[qi] == totalReported || src[qi] == totalComplete {
 			floor = math.Max(floor, tot[qi])
 		}
 	}
-	// estimate is the stratified Schnabel estimate with query weights w
-	// (nil: 1) and totals tot; it also returns the recaptures and the
-	// queries used.
-	// relVar is the Poisson relative variance of the size, summed over
-	// the strata: a stratum with few recaptures is as uncertain as its
-	// count, however many the other strata have
-	var relVar float64
-	estimate := func(w, tot []float64, src []totalSource) (size, recaptures float64, used int) {
-		num := make([]float64, ns)
-		den := make([]float64, ns)
-		for _, r := range rows {
-			if src[r.q] == totalNone {
-				continue
-			}
-			wi := 1.0
-			if w != nil {
-				wi = w[r.q]
-			}
-			used++
-			for j := 0; j < ns; j++ {
-				num[j] += wi * r.before[j] * tot[r.q] * r.share[j]
-				den[j] += wi * r.known[j]
-			}
-		}
-		var v float64
-		for j := 0; j < ns; j++ {
-			sj := num[j] / (den[j] + 1)
-			size += sj
-			recaptures += den[j]
-			v += sj * sj / (den[j] + 1)
-		}
-		if w == nil && size > 0 {
-			relVar = v / (size * size)
-		}
-		return size, recaptures, used
-	}
-	raw, recaptures, used := estimate(nil, tot, src)
-	loo, looOK := s.estimateLOO(tot, src, strata, floor)
-	reported := false
-	for _, t := range src {
-		reported = reported || t == totalReported
-	}
-	// with reported totals every query is a full capture and the
-	// sequential estimate holds; without them, its sample is the few
-	// complete and rank-estimated answers, which the leave-one-out
-	// estimate re-counts against every download
-	useLOO := looOK && !reported
-	// when the fair estimators rest on fewer than minLOORecaptures
-	// recaptures, the complete answers to the policy's own choices,
-	// corrected for the choice (adaptive.go), say more if they hold enough
-	ad, adOK := CoverageEstimate{}, false
-	if !looOK && recaptures < minLOORecaptures {
-		ad, adOK = s.estimateAdaptive(k, strata, floor)
-	}
-	if used < 2 || recaptures < minRecaptures {
-		if adOK {
-			return ad
-		}
-		if loo.Estimator != "" {
-			return loo
-		}
-		var sumNT float64
-		for _, r := range rows {
-			if src[r.q] == totalNone {
-				continue
-			}
-			for j := range r.before {
-				sumNT += r.before[j] * tot[r.q] * r.share[j]
-			}
-		}
-		if used == 0 || sumNT <= 0 {
-			return noEstimate(n)
-		}
-		return fewRecaptures(n, sumNT, recaptures, floor, EstimatorSchnabel+"/"+sourceNamesRows(src, rows), used)
-	}
-	size := math.Max(raw, floor)
-	redo := useRank && s.caps.needsRank(k)
-	runs := bootstrapRuns
-	if redo {
-		runs = bootstrapRunsRank
-	}
-	rng := rand.New(rand.NewSource(int64(len(s.caps.queries))))
-	pois := distuv.Poisson{Lambda: 1, Src: rng}
-	boot := make([]float64, 0, runs)
-	w := make([]float64, len(s.caps.queries))
-	for b := 0; b < runs; b++ {
-		for i := range w {
-			w[i] = pois.Rand()
-		}
-		bt, bs := tot, src
-		if redo {
-			bt, bs = s.caps.totals(n, k, useRank, w)
-		}
-		if sz, _, u := estimate(w, bt, bs); u > 0 {
-			boot = append(boot, math.Max(sz, floor))
-		}
-	}
-	sort.Float64s(boot)
-	alpha := (1 - CoverageLevel) / 2
-	lo, hi := quantileSorted(boot, alpha), quantileSorted(boot, 1-alpha)
-	// exact Poisson interval of the recaptures: the size scales as 1/(M+1)
-	mlo, mhi := poissonInterval(recaptures, CoverageLevel)
-	lo = math.Max(floor, math.Min(lo, size*(recaptures+1)/(mhi+1)))
-	hi = math.Max(hi, size*(recaptures+1)/(mlo+1))
-	z := distuv.UnitNormal.Quantile(1 - alpha)
-	lo = math.Max(floor, math.Min(lo, size*math.Exp(-z*math.Sqrt(relVar))))
-	hi = math.Max(hi, size*math.Exp(z*math.Sqrt(relVar)))
-	if c := s.caps.rankSE; c > 0 {
-		// the scale of the rank totals is known to the precision of
-		// their validation (rankFit): the share of the estimate resting
-		// on them is as uncertain
-		var rk, all float64
-		for _, r := range rows {
-			for j := range r.before {
-				x := r.before[j] * tot[r.q] * r.share[j]
-				all += x
-				if src[r.q] == totalRank {
-					rk += x
-				}
-			}
-		}
-		if all > 0 {
-			f := rk / all
-			lo = math.Max(floor, math.Min(lo, size*(1-f+f*math.Exp(-z*c))))
-			hi = math.Max(hi, size*(1-f+f*math.Exp(z*c)))
-		}
-	}
-	lo, hi = math.Min(lo, size), math.Max(hi, size)
-	if raw < floor {
-		// the estimate fell below a bound the data prove (the downloaded
-		// documents, a reported total): the model is off by at least that
-		// factor, so the truth may be as far above the bound
-		hi = math.Max(hi, floor*floor/math.Max(raw, 1))
-	}
-	name := EstimatorSchnabel + "/"
-	sep := ""
-	seen := map[totalSource]bool{}
-	for _, r := range rows {
-		seen[src[r.q]] = true
-	}
-	for _, t := range []totalSource{totalReported, totalComplete, totalRank} {
-		if seen[t] {
-			name += sep + totalNames[t]
-			sep = "+"
-		}
-	}
-	fn := float64(n)
-	if adOK {
-		return ad
-	}
-	if useLOO {
-		// the leave-one-out estimate, with an interval that also holds the
-		// sequential one's: the two share the model (independent
-		// captures), whose bias the spread between them shows
-		loo.SizeLow, loo.SizeHigh = math.Min(loo.SizeLow, lo), math.Max(loo.SizeHigh, hi)
-		loo.Low, loo.High = fn/loo.SizeHigh, fn/loo.SizeLow
-		return loo
-	}
-	return CoverageEstimate{
-		Docs: n, Size: size, SizeLow: lo, SizeHigh: hi,
-		Coverage: fn / size, Low: fn / hi, High: fn / lo,
-		Estimator: name, Queries: used, Strata: ns,
-	}
+	return floor
 }
 
-// sourceNamesRows is sourceNames for capture rows.
-func sourceNamesRows(src []totalSource, rows []captureRow) string {
-	lr := make([]looRow, 0, len(rows))
-	for _, r := range rows {
-		if src[r.q] != totalNone {
-			lr = append(lr, looRow{q: r.q})
+// reported reports whether some query's total was reported.
+func reported(src []totalSource) bool {
+	for _, t := range src {
+		if t == totalReported {
+			return true
 		}
 	}
-	return sourceNames(src, lr)
+	return false
+}
+
+// schnabelRows is the stratified Schnabel estimate of rows in ns strata
+// with query weights w (nil: 1) and totals tot from sources src; it also
+// returns the recaptures, the relative variance and the queries used.
+func schnabelRows(rows []captureRow, ns int, w, tot []float64, src []totalSource) (size, recaptures, relVar float64, used int) {
+	acc := newSchnabel(ns)
+	for _, r := range rows {
+		if src[r.q] == totalNone {
+			continue
+		}
+		wi := 1.0
+		if w != nil {
+			wi = w[r.q]
+		}
+		used++
+		for j := 0; j < ns; j++ {
+			acc.Add(j, wi*r.before[j]*tot[r.q]*r.share[j], wi*r.known[j])
+		}
+	}
+	size, recaptures, relVar = acc.Estimate()
+	return size, recaptures, relVar, used
+}
+
+// rankShare is the share of the estimate's first-times-second captures
+// whose totals are rank estimates; ok is false when there are none at all.
+func rankShare(rows []captureRow, tot []float64, src []totalSource) (f float64, ok bool) {
+	var rk, all float64
+	for _, r := range rows {
+		for j := range r.before {
+			x := r.nT(j, tot[r.q])
+			all += x
+			if src[r.q] == totalRank {
+				rk += x
+			}
+		}
+	}
+	return rk / all, all > 0
 }
 
 // poissonInterval is the exact (Garwood) interval of a Poisson mean at the

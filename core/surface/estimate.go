@@ -195,20 +195,19 @@ func FitZipf(ranks, counts []float64) (ZipfFit, bool) {
 // State.Coverage (coverage.go), which does not take a cut answer's overlap
 // with the downloaded documents for its matches' overlap.
 func (s *Stats) Size() (size float64, ok bool) {
-	var num, den float64
+	acc := newSchnabel(1)
 	for _, q := range s.Queries {
 		if q.CBefore <= 0 || q.Returned == 0 {
 			continue
 		}
-		num += q.CBefore * float64(q.Returned)
-		den += float64(q.InC)
+		acc.Add(0, q.CBefore*float64(q.Returned), float64(q.InC))
 		ok = true
 	}
 	floor := math.Max(s.W, float64(s.Docs()))
 	if !ok {
 		return sizeFallback * floor, false
 	}
-	size = num / (den + 1)
+	size, _, _ = acc.Estimate()
 	if size < floor {
 		size = floor
 	}

@@ -59,11 +59,11 @@ const (
 	minStratumRecaptures = 30
 )
 
-// looRow is one independent query: |D₋ᵢ,s|·share_{i,s} and mᵢ,s per stratum.
+// looRow is one independent query: |D₋ᵢ,s|·Tᵢ,s and mᵢ,s per stratum.
 type looRow struct {
-	q          int
-	nT, recap  []float64
-	sumNT, sum float64
+	q         int
+	nT, recap []float64
+	sumNT     float64
 }
 
 // independent reports whether query q was chosen without looking at the
@@ -76,31 +76,60 @@ func (q *queryCapture) independent() bool { return q.probe || !q.fromDocs }
 // downloaded document.
 func (s *Stats) estimateLOO(tot []float64, src []totalSource, strata int, floor float64) (CoverageEstimate, bool) {
 	n := len(s.docTerms)
-	// only[d]: the one query that returned d (−1: several)
-	only := make([]int32, n)
-	for d := range only {
-		only[d] = -2
+	qs := s.looQueries(tot, src)
+	if len(qs) < 2 {
+		return CoverageEstimate{}, false
 	}
-	for qi, q := range s.caps.queries {
-		for _, d := range q.docs {
-			switch only[d] {
-			case -2:
-				only[d] = int32(qi)
-			case int32(qi), -1:
-			default:
-				only[d] = -1
+	only, lens := s.caps.soleQuery(n), s.docLens()
+	rows, got := buildStrata(n, strata, func(ns int) ([]looRow, []float64, int) {
+		return s.looRows(ns, qs, only, lens, tot)
+	})
+	estimate := func(w []float64) (size, recaptures, relVar float64) {
+		acc := newSchnabel(got)
+		for _, r := range rows {
+			wi := 1.0
+			if w != nil {
+				wi = w[r.q]
 			}
+			acc.AddRow(wi, r.nT, r.recap)
 		}
+		return acc.Estimate()
 	}
-	lens := make([]int, n)
-	for d := range s.docTerms {
-		lens[d] = len(s.docTerms[d])
+	raw, recaptures, relVar := estimate(nil)
+	var sumNT float64
+	used := make([]int, len(rows))
+	for i, r := range rows {
+		sumNT += r.sumNT
+		used[i] = r.q
 	}
-	type qmatch struct {
-		q       int
-		matches []int32 // downloaded documents matching it
+	if sumNT <= 0 {
+		return CoverageEstimate{}, false
 	}
-	var qs []qmatch
+	name := EstimatorLOO + "/" + sourceNames(src, used)
+	if recaptures < minRecaptures {
+		return fewRecaptures(n, sumNT, recaptures, floor, name, len(rows)), true
+	}
+	size := math.Max(raw, floor)
+	boot := s.bootstrap(bootstrapRuns, floor, func(w []float64) (float64, bool) {
+		sz, m, _ := estimate(w)
+		return sz, m > 0
+	})
+	lo, hi := schnabelInterval(boot, size, raw, recaptures, relVar, floor)
+	e := sizeEstimate(n, size, lo, hi, name, len(rows), got)
+	return e, recaptures >= minLOORecaptures && len(rows) >= minLOOQueries
+}
+
+// looQuery is an independent query of known total and the downloaded
+// documents that match it.
+type looQuery struct {
+	q       int
+	matches []int32
+}
+
+// looQueries are the independent queries of known total (tot, src) that
+// have a keyword, with their matches among the downloaded documents.
+func (s *Stats) looQueries(tot []float64, src []totalSource) []looQuery {
+	var qs []looQuery
 	for qi := range s.caps.queries {
 		q := &s.caps.queries[qi]
 		if !q.independent() || len(q.terms) == 0 || (src[qi] != totalReported && src[qi] != totalComplete && src[qi] != totalRank) || tot[qi] <= 0 {
@@ -119,123 +148,87 @@ func (s *Stats) estimateLOO(tot []float64, src []totalSource, strata int, floor 
 				}
 			}
 		}
-		qs = append(qs, qmatch{qi, ms})
+		qs = append(qs, looQuery{qi, ms})
 	}
-	if len(qs) < 2 {
-		return CoverageEstimate{}, false
-	}
-	// build the rows for ns strata; fewer strata until each holds
-	// minStratumRecaptures recaptures
-	build := func(ns int) ([]looRow, []float64, int) {
-		cuts := lengthCuts(lens, ns)
-		stratum := func(l int) int { return sort.SearchInts(cuts, l+1) }
-		ns = len(cuts) + 1
-		size := make([]float64, ns)
-		for d := range lens {
-			size[stratum(lens[d])]++
-		}
-		perStratum := make([]float64, ns)
-		rows := make([]looRow, 0, len(qs))
-		for _, x := range qs {
-			q := &s.caps.queries[x.q]
-			r := looRow{q: x.q, nT: make([]float64, ns), recap: make([]float64, ns)}
-			mine := make([]float64, ns) // documents only this query returned
-			share := make([]float64, ns)
-			for _, d := range q.docs {
-				st := stratum(lens[d])
-				share[st] += 1 / float64(len(q.docs))
-				if only[d] == int32(x.q) {
-					mine[st]++
-				}
-			}
-			for _, d := range x.matches {
-				if only[d] != int32(x.q) {
-					r.recap[stratum(lens[d])]++
-				}
-			}
-			for j := 0; j < ns; j++ {
-				r.nT[j] = (size[j] - mine[j]) * tot[x.q] * share[j]
-				r.sumNT += r.nT[j]
-				r.sum += r.recap[j]
-				perStratum[j] += r.recap[j]
-			}
-			rows = append(rows, r)
-		}
-		return rows, perStratum, ns
-	}
-	rows, got := buildStrata(n, strata, build)
-	estimate := func(w []float64) (size, recaptures float64, relVar float64) {
-		num := make([]float64, got)
-		den := make([]float64, got)
-		for _, r := range rows {
-			wi := 1.0
-			if w != nil {
-				wi = w[r.q]
-			}
-			for j := 0; j < got; j++ {
-				num[j] += wi * r.nT[j]
-				den[j] += wi * r.recap[j]
-			}
-		}
-		var v float64
-		for j := 0; j < got; j++ {
-			sj := num[j] / (den[j] + 1)
-			size += sj
-			recaptures += den[j]
-			v += sj * sj / (den[j] + 1)
-		}
-		if size > 0 {
-			relVar = v / (size * size)
-		}
-		return size, recaptures, relVar
-	}
-	raw, recaptures, relVar := estimate(nil)
-	var sumNT float64
-	for _, r := range rows {
-		sumNT += r.sumNT
-	}
-	if sumNT <= 0 {
-		return CoverageEstimate{}, false
-	}
-	name := EstimatorLOO + "/" + sourceNames(src, rows)
-	if recaptures < minRecaptures {
-		return fewRecaptures(n, sumNT, recaptures, floor, name, len(rows)), true
-	}
-	size := math.Max(raw, floor)
-	boot := s.bootstrap(floor, func(w []float64) (float64, bool) {
-		sz, m, _ := estimate(w)
-		return sz, m > 0
-	})
-	alpha := (1 - CoverageLevel) / 2
-	lo, hi := quantileSorted(boot, alpha), quantileSorted(boot, 1-alpha)
-	if len(boot) == 0 {
-		lo, hi = size, size
-	}
-	mlo, mhi := poissonInterval(recaptures, CoverageLevel)
-	lo = math.Max(floor, math.Min(lo, size*(recaptures+1)/(mhi+1)))
-	hi = math.Max(hi, size*(recaptures+1)/(mlo+1))
-	z := distuv.UnitNormal.Quantile(1 - alpha)
-	lo = math.Max(floor, math.Min(lo, size*math.Exp(-z*math.Sqrt(relVar))))
-	hi = math.Max(hi, size*math.Exp(z*math.Sqrt(relVar)))
-	lo, hi = math.Min(lo, size), math.Max(hi, size)
-	if raw < floor {
-		hi = math.Max(hi, floor*floor/math.Max(raw, 1))
-	}
-	fn := float64(n)
-	e := CoverageEstimate{
-		Docs: n, Size: size, SizeLow: lo, SizeHigh: hi,
-		Coverage: fn / size, Low: fn / hi, High: fn / lo,
-		Estimator: name, Queries: len(rows), Strata: got,
-	}
-	return e, recaptures >= minLOORecaptures && len(rows) >= minLOOQueries
+	return qs
 }
 
-// sourceNames joins the sources of the rows' totals ("reported",
-// "complete", "rank") with "+".
-func sourceNames(src []totalSource, rows []looRow) string {
+// soleQuery returns, for each of the n documents, the one query that
+// returned it (−1: several, −2: none).
+func (c *captureLog) soleQuery(n int) []int32 {
+	only := make([]int32, n)
+	for d := range only {
+		only[d] = -2
+	}
+	for qi, q := range c.queries {
+		for _, d := range q.docs {
+			switch only[d] {
+			case -2:
+				only[d] = int32(qi)
+			case int32(qi), -1:
+			default:
+				only[d] = -1
+			}
+		}
+	}
+	return only
+}
+
+// looRows are the rows of qs in ns length strata (lens: the documents'
+// lengths, only: soleQuery), the recaptures per stratum and the strata
+// used: each query against the documents the others returned.
+func (s *Stats) looRows(ns int, qs []looQuery, only []int32, lens []int, tot []float64) ([]looRow, []float64, int) {
+	cuts := lengthCuts(lens, ns)
+	stratum := func(l int) int { return sort.SearchInts(cuts, l+1) }
+	ns = len(cuts) + 1
+	size := make([]float64, ns)
+	for d := range lens {
+		size[stratum(lens[d])]++
+	}
+	perStratum := make([]float64, ns)
+	rows := make([]looRow, 0, len(qs))
+	for _, x := range qs {
+		q := &s.caps.queries[x.q]
+		r := looRow{q: x.q, nT: make([]float64, ns), recap: make([]float64, ns)}
+		mine := make([]float64, ns) // documents only this query returned
+		share := make([]float64, ns)
+		for _, d := range q.docs {
+			st := stratum(lens[d])
+			share[st] += 1 / float64(len(q.docs))
+			if only[d] == int32(x.q) {
+				mine[st]++
+			}
+		}
+		for _, d := range x.matches {
+			if only[d] != int32(x.q) {
+				r.recap[stratum(lens[d])]++
+			}
+		}
+		for j := 0; j < ns; j++ {
+			r.nT[j] = (size[j] - mine[j]) * tot[x.q] * share[j]
+			r.sumNT += r.nT[j]
+			perStratum[j] += r.recap[j]
+		}
+		rows = append(rows, r)
+	}
+	return rows, perStratum, ns
+}
+
+// docLens are the downloaded documents' numbers of distinct terms.
+func (s *Stats) docLens() []int {
+	lens := make([]int, len(s.docTerms))
+	for d := range s.docTerms {
+		lens[d] = len(s.docTerms[d])
+	}
+	return lens
+}
+
+// sourceNames joins the sources of the given queries' totals
+// ("reported", "complete", "rank") with "+".
+func sourceNames(src []totalSource, queries []int) string {
 	seen := map[totalSource]bool{}
-	for _, r := range rows {
-		seen[src[r.q]] = true
+	for _, q := range queries {
+		seen[src[q]] = true
 	}
 	name, sep := "", ""
 	for _, t := range []totalSource{totalReported, totalComplete, totalRank} {
@@ -261,12 +254,7 @@ func fewRecaptures(docs int, sumNT, m, floor float64, name string, queries int) 
 	if mlo > 0 {
 		hi = math.Max(size, sumNT/mlo)
 	}
-	fn := float64(docs)
-	return CoverageEstimate{
-		Docs: docs, Size: size, SizeLow: lo, SizeHigh: hi,
-		Coverage: fn / size, Low: fn / hi, High: fn / lo,
-		Estimator: name + FewSuffix, Queries: queries, Strata: 1,
-	}
+	return sizeEstimate(docs, size, lo, hi, name+FewSuffix, queries, 1)
 }
 
 // buildStrata calls build with the most length strata the documents allow
@@ -291,15 +279,15 @@ func buildStrata[R any](n, strata int, build func(ns int) ([]R, []float64, int))
 	return rows, got
 }
 
-// bootstrap reruns est with Poisson(1) query weights bootstrapRuns times
+// bootstrap reruns est with Poisson(1) query weights runs times
 // (seeded by the number of queries, so an estimate is reproducible) and
 // returns the sorted sizes of the runs est accepts, none below floor.
-func (s *Stats) bootstrap(floor float64, est func(w []float64) (float64, bool)) []float64 {
+func (s *Stats) bootstrap(runs int, floor float64, est func(w []float64) (float64, bool)) []float64 {
 	rng := rand.New(rand.NewSource(int64(len(s.caps.queries))))
 	pois := distuv.Poisson{Lambda: 1, Src: rng}
 	w := make([]float64, len(s.caps.queries))
-	boot := make([]float64, 0, bootstrapRuns)
-	for b := 0; b < bootstrapRuns; b++ {
+	boot := make([]float64, 0, runs)
+	for b := 0; b < runs; b++ {
 		for i := range w {
 			w[i] = pois.Rand()
 		}

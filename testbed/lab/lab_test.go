@@ -21,6 +21,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/dwcrawl/dwcrawl/core/testseed"
 	"github.com/dwcrawl/dwcrawl/internal/shareddata"
 )
 
@@ -93,20 +94,6 @@ func startLab(t *testing.T) *Lab {
 	return shared.lab
 }
 
-// testSeed is reported so that a failure can be replayed with DWCRAWL_LAB_SEED.
-func testSeed(t *testing.T) uint64 {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("DWCRAWL_LAB_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("DWCRAWL_LAB_SEED=%q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (replay with DWCRAWL_LAB_SEED=%d)", seed, seed)
-	return seed
-}
-
 func TestLabStarts(t *testing.T) {
 	l := startLab(t)
 	t.Log(shared.log.String())
@@ -130,7 +117,7 @@ func TestLabStarts(t *testing.T) {
 // pagination.
 func TestSearchFindsRecords(t *testing.T) {
 	l := startLab(t)
-	rng := rand.New(rand.NewPCG(testSeed(t), 17))
+	rng := rand.New(rand.NewPCG(testseed.Seed(t), 17))
 	for _, name := range AppNames() {
 		t.Run(name, func(t *testing.T) {
 			if why, ok := notRunning(l, name); ok {
