@@ -175,6 +175,23 @@ func (b *Batch) PutJSON(tag byte, key []byte, v any) error {
 	return b.pb.Set(tableKey(tag, key), b.buf, nil)
 }
 
+// PutJSONText stages text, a JSON value the caller encoded itself, under
+// key in the table tag; it is read back like PutJSON's. text is not
+// checked: it must be valid JSON.
+func (b *Batch) PutJSONText(tag byte, key, text []byte) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	if managedTag(tag) {
+		return fmt.Errorf("store: put table 0x%02x: %w", tag, ErrManagedTable)
+	}
+	if b.db.plain {
+		return b.pb.Set(tableKey(tag, key), text, nil)
+	}
+	b.buf = packJSON(b.buf[:0], tag, text)
+	return b.pb.Set(tableKey(tag, key), b.buf, nil)
+}
+
 // Delete stages the removal of key from the table tag.
 func (b *Batch) Delete(tag byte, key []byte) error {
 	if err := b.usable(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dwcrawl/dwcrawl/core/canon"
@@ -380,8 +381,21 @@ func (e *Engine) record(rec *pageRecord, v *visited, pre preStager, extra stager
 			return err
 		}
 	}
-	if err := b.PutJSON(store.TagPages, []byte(rec.URL), rec); err != nil {
+	bp, _ := recordBufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	text, err := rec.encode((*bp)[:0])
+	if err != nil {
 		return fmt.Errorf("crawl: recording %s: %w", rec.URL, err)
+	}
+	err = b.PutJSONText(store.TagPages, []byte(rec.URL), text) // copies text
+	if cap(text) <= maxPooledRecord {
+		*bp = text[:0]
+		recordBufs.Put(bp)
+	}
+	if err != nil {
+		return err
 	}
 	fd, err := e.stageFailure(b, rec, v, now)
 	if err != nil {
@@ -462,6 +476,14 @@ type sinkError struct {
 
 func (e *sinkError) Error() string { return fmt.Sprintf("crawl: publishing %s: %v", e.url, e.err) }
 func (e *sinkError) Unwrap() error { return e.err }
+
+// recordBufs recycles the buffers page records are encoded into (grown by
+// appends for every page).
+var recordBufs sync.Pool
+
+// maxPooledRecord bounds the buffers kept in recordBufs (a page with a
+// huge text is not worth keeping one for).
+const maxPooledRecord = 256 << 10
 
 // replay returns the stored record of a page fetched by an earlier run.
 func (e *Engine) replay(u string) (pageRecord, bool, error) {

@@ -214,7 +214,7 @@ func BenchmarkLinkFrontierPage(b *testing.B) {
 				if err := bt.SetURL(store.URLState{URL: it.URL, Site: f.Site(), State: store.StateFetched, Depth: it.Depth}); err != nil {
 					b.Fatal(err)
 				}
-				if err := bt.PutJSON(store.TagPages, []byte(it.URL), record); err != nil {
+				if err := bt.PutJSONText(store.TagPages, []byte(it.URL), fmt.Appendf(nil, "%q", record)); err != nil {
 					b.Fatal(err)
 				}
 				for k := range links {
