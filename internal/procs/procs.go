@@ -14,12 +14,13 @@
 // a second in which fewer would have been at most 90 % busy, and doubles
 // them once it has kept them 90 % busy for two seconds.
 //
-// It is opt-in, for the one place it was measured to help: `dwcrawl run`
-// starts it (Start) when the crawl itself begins, after start-up, which
-// keeps every processor (the form model decodes on another core meanwhile,
-// crawl.Preload). Other commands (serve, worker, harvest, the benches) run
-// with the runtime's GOMAXPROCS. GOMAXPROCS set in the environment turns the
-// governor off.
+// It is opt-in, for the places it was measured to help (`dwcrawl bench
+// cpu`): `dwcrawl run` starts it (Start) when the crawl itself begins, after
+// start-up, which keeps every processor (the form model decodes on another
+// core meanwhile, crawl.Preload); `dwcrawl testbed serve` starts it for the
+// simulated web it serves. Other commands (serve, worker, harvest, the
+// benches themselves) run with the runtime's GOMAXPROCS. GOMAXPROCS set in
+// the environment turns the governor off.
 package procs
 
 import (
