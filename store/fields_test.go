@@ -55,17 +55,22 @@ func TestFrontierEntryFields(t *testing.T) {
 	}
 }
 
+// TestSiteErrors: a site JSON cannot hold is an error naming the site.
 func TestSiteErrors(t *testing.T) {
 	db, _ := openTemp(t)
+	const u = "https://bad.example"
 	for _, s := range []Site{
-		{URL: "u", Score: math.NaN()},
-		{URL: "u", Score: math.Inf(1)},
-		{URL: "u", FirstSeen: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
-		{URL: "u", VisitedAt: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{URL: u, Score: math.NaN()},
+		{URL: u, Score: math.Inf(1)},
+		{URL: u, FirstSeen: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{URL: u, VisitedAt: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)},
 	} {
-		if err := db.PutSite(s); err == nil || !strings.Contains(err.Error(), "u") {
+		if err := db.PutSite(s); err == nil || !strings.Contains(err.Error(), u) {
 			t.Errorf("site %+v stored, error %v", s, err)
 		}
+	}
+	if _, ok, err := db.GetSite(u); ok || err != nil {
+		t.Errorf("a rejected site was stored: %v %v", ok, err)
 	}
 }
 
