@@ -76,11 +76,11 @@ func (b *Batch) SetSite(s Site) error {
 	if s.URL == "" {
 		return fmt.Errorf("store: set site %q: empty URL", s.Host)
 	}
-	var err error
-	if b.buf, err = appendSiteJSON(b.buf[:0], &s); err != nil {
+	v, err := json.Marshal(&s)
+	if err != nil {
 		return fmt.Errorf("store: set site %s: %w", s.URL, err)
 	}
-	return b.pb.Set(siteKey(s.URL), b.buf, nil) // copies the value
+	return b.pb.Set(siteKey(s.URL), v, nil)
 }
 
 // SetURL stages a URL state. The stored FrontierKey is kept (the store owns
@@ -175,9 +175,9 @@ func (b *Batch) PutJSON(tag byte, key []byte, v any) error {
 	return b.pb.Set(tableKey(tag, key), b.buf, nil)
 }
 
-// PutJSONText stages text, a JSON value the caller encoded itself (a hot
-// record with a hand-written encoder), under key in the table tag; it is
-// read back like PutJSON's. text is not checked: it must be valid JSON.
+// PutJSONText stages text, a JSON value the caller encoded itself, under
+// key in the table tag; it is read back like PutJSON's. text is not
+// checked: it must be valid JSON.
 func (b *Batch) PutJSONText(tag byte, key, text []byte) error {
 	if err := b.usable(); err != nil {
 		return err

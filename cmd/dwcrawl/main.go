@@ -15,8 +15,6 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/dwcrawl/dwcrawl/internal/procs"
 )
 
 // commands is filled by the init functions of the command files, one file per
@@ -105,8 +103,6 @@ func stopProfile(*cli.Context) error {
 
 func main() {
 	tuneGC()
-	stopProcs, _ := procs.Start(procs.Options{}, os.Getenv)
-	defer stopProcs()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newApp().RunContext(ctx, os.Args); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/dwcrawl/dwcrawl/core/crawl"
 	"github.com/dwcrawl/dwcrawl/core/profile"
 	"github.com/dwcrawl/dwcrawl/internal/app"
+	"github.com/dwcrawl/dwcrawl/internal/procs"
 	"github.com/dwcrawl/dwcrawl/store"
 	"github.com/urfave/cli/v2"
 )
@@ -166,7 +167,11 @@ func runCmd(c *cli.Context) error {
 	} else if cr.Strategy() == crawl.SmartCrawler {
 		fmt.Fprintf(c.App.ErrWriter, "dwcrawl: reverse search off: %s\n", cr.ReverseOff)
 	}
+	// The crawl itself runs under the processor governor (where it was
+	// measured to save CPU); start-up above had every core (crawl.Preload).
+	stopProcs, _ := procs.Start(procs.Options{}, os.Getenv)
 	sn, runErr := cr.Run(c.Context)
+	stopProcs()
 	if live {
 		fmt.Fprintln(os.Stderr)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/dwcrawl/dwcrawl/internal/app"
+	"github.com/dwcrawl/dwcrawl/internal/procs"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,6 +32,10 @@ func init() {
 					if err != nil {
 						return err
 					}
+					// Serving runs under the processor governor, like a crawl
+					// (internal/procs: it was measured to help both).
+					stopProcs, _ := procs.Start(procs.Options{}, os.Getenv)
+					defer stopProcs()
 					return app.ServeWeb(c.Context, w, c.String("addr"), c.Bool("proxy"), c.String("request-log"), c.App.Writer)
 				},
 			},

@@ -515,8 +515,8 @@ type sinkError struct {
 func (e *sinkError) Error() string { return fmt.Sprintf("crawl: publishing %s: %v", e.url, e.err) }
 func (e *sinkError) Unwrap() error { return e.err }
 
-// recordBufs recycles the buffers page records are encoded into: grown by
-// appends for every page, they were a tenth of a crawl's allocations.
+// recordBufs recycles the buffers page records are encoded into (grown by
+// appends for every page).
 var recordBufs sync.Pool
 
 // maxPooledRecord bounds the buffers kept in recordBufs (a page with a

@@ -3,7 +3,6 @@ package frontier
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/dwcrawl/dwcrawl/store"
 )
@@ -44,34 +43,12 @@ type evidenceJSON struct {
 }
 
 // encodeEvidence returns the stored form of ev (nil for none): the JSON of
-// its evidenceJSON, written without reflection (every link and site queued
-// is encoded, and a promotion re-encodes a queue).
+// its evidenceJSON.
 func encodeEvidence(ev *Evidence) ([]byte, error) {
 	if ev == nil || *ev == (Evidence{}) {
 		return nil, nil
 	}
-	b := make([]byte, 0, len(ev.From)+len(ev.Anchor)+len(ev.Around)+32)
-	b = append(b, '{')
-	field := func(b []byte, key, val string) []byte {
-		if val == "" {
-			return b
-		}
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = append(append(append(b, '"'), key...), `":`...)
-		return store.AppendJSONString(b, val)
-	}
-	b = field(b, "p", ev.From)
-	b = field(b, "a", ev.Anchor)
-	b = field(b, "t", ev.Around)
-	if ev.SF != 0 {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(append(b, `"sf":`...), int64(ev.SF), 10)
-	}
-	return append(b, '}'), nil
+	return json.Marshal(evidenceJSON{From: ev.From, Anchor: ev.Anchor, Around: ev.Around, SF: ev.SF})
 }
 
 // decodeEvidence reads a stored payload (nil for an empty one).

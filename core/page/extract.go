@@ -200,35 +200,60 @@ func (w *walker) walk(n *html.Node) {
 	}
 }
 
+// element reads what the page needs of n (links, forms, controls, labels,
+// title, base, robots) and adds its text as its role says (roleOf).
 func (w *walker) element(n *html.Node) {
-	if n.Namespace != "" { // SVG, MathML: only their text counts
-		if n.Data != "title" && n.Data != "desc" && n.Data != "style" && n.Data != "script" {
-			w.walk(n)
-		}
-		return
-	}
-	switch n.DataAtom {
-	case atom.Script, atom.Style, atom.Iframe, atom.Noembed, atom.Noframes:
-		return
-	case atom.Title:
-		if !w.haveTitle {
-			w.title, w.haveTitle = collapse(textContent(n)), true
-		}
-		return
-	case atom.Base:
-		if href, ok := attr(n, "href"); ok && !w.haveBase {
-			w.baseHref, w.haveBase = href, true
-		}
-		return
-	case atom.Meta:
-		if name, _ := attr(n, "name"); strings.EqualFold(strings.TrimSpace(name), "robots") {
-			if c, _ := attr(n, "content"); strings.Contains(strings.ToLower(c), "nofollow") ||
-				strings.Contains(strings.ToLower(c), "none") {
-				w.robotsNoFollow = true
+	if n.Namespace == "" {
+		switch n.DataAtom {
+		case atom.Title:
+			if !w.haveTitle {
+				w.title, w.haveTitle = collapse(textContent(n)), true
 			}
+			return
+		case atom.Base:
+			if href, ok := attr(n, "href"); ok && !w.haveBase {
+				w.baseHref, w.haveBase = href, true
+			}
+			return
+		case atom.Meta:
+			if name, _ := attr(n, "name"); strings.EqualFold(strings.TrimSpace(name), "robots") {
+				if c, _ := attr(n, "content"); strings.Contains(strings.ToLower(c), "nofollow") ||
+					strings.Contains(strings.ToLower(c), "none") {
+					w.robotsNoFollow = true
+				}
+			}
+			return
+		case atom.A, atom.Area:
+			w.link(n)
+			return
+		case atom.Img:
+			w.img(n)
+			return
+		case atom.Form:
+			w.form(n)
+			return
+		case atom.Input, atom.Select, atom.Textarea, atom.Button:
+			w.control(n)
+			return
+		case atom.Label:
+			w.label(n)
+			return
+		case atom.Option:
+			if w.curSelect != nil {
+				w.option(n)
+			}
+		case atom.Datalist:
+			w.mute++
+			w.block(n)
+			w.mute--
+			return
 		}
-		return
-	case atom.Noscript, atom.Template:
+	}
+	switch roleOf(n) {
+	case roleNone:
+	case roleBox:
+		// noscript, template: their links and controls count, their text
+		// is cut out of Page.Text (visibleText)
 		start := w.buf.len()
 		w.hideDepth++
 		w.block(n)
@@ -236,37 +261,11 @@ func (w *walker) element(n *html.Node) {
 		if w.hideDepth == 0 {
 			w.hidden = append(w.hidden, span{start, w.buf.len()})
 		}
-		return
-	case atom.A, atom.Area:
-		w.link(n)
-		return
-	case atom.Img:
-		w.img(n)
-		return
-	case atom.Form:
-		w.form(n)
-		return
-	case atom.Input, atom.Select, atom.Textarea, atom.Button:
-		w.control(n)
-		return
-	case atom.Label:
-		w.label(n)
-		return
-	case atom.Option:
-		if w.curSelect != nil {
-			w.option(n)
-		}
-	case atom.Datalist:
-		w.mute++
+	case roleInline:
 		w.walk(n)
-		w.mute--
-		return
+	default:
+		w.block(n)
 	}
-	if isInline(n.DataAtom) {
-		w.walk(n)
-		return
-	}
-	w.block(n)
 }
 
 // block walks an element that separates the text before and after it.

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Attributes that markForms adds and extract reads; they never reach a
@@ -216,7 +217,6 @@ func isControl(name string) bool {
 	return false
 }
 
-// breaksOutOfForeign lists the HTML start tags that end SVG/MathML content.
 // isVoid lists the elements that have no end tag.
 func isVoid(name string) bool {
 	switch name {
@@ -227,6 +227,7 @@ func isVoid(name string) bool {
 	return false
 }
 
+// breaksOutOfForeign lists the HTML start tags that end SVG/MathML content.
 func breaksOutOfForeign(name string) bool {
 	switch name {
 	case "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt",
@@ -238,11 +239,11 @@ func breaksOutOfForeign(name string) bool {
 	return false
 }
 
-// tagName returns the lower-case tag name at the start of b (a raw tag after
-// its "<" or "</"), as the tokenizer delimits it, if it is one markForms acts
-// on, else "".
+// tagName returns the lower-case name of the tag at the start of b (a raw
+// tag after its "<" or "</"), as the tokenizer delimits it, if it names an
+// HTML element (an atom), else "".
 func tagName(b []byte) string {
-	var buf [12]byte
+	var buf [16]byte // longer than the names markForms acts on
 	n := 0
 	for _, c := range b {
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '/' || c == '>' {
@@ -257,137 +258,7 @@ func tagName(b []byte) string {
 		buf[n] = c
 		n++
 	}
-	// The elements markForms acts on (a switch costs less than
-	// atom.Lookup and returns constant strings).
-	switch string(buf[:n]) {
-	case "form":
-		return "form"
-	case "input":
-		return "input"
-	case "select":
-		return "select"
-	case "textarea":
-		return "textarea"
-	case "button":
-		return "button"
-	case "keygen":
-		return "keygen"
-	case "noscript":
-		return "noscript"
-	case "svg":
-		return "svg"
-	case "math":
-		return "math"
-	case "area":
-		return "area"
-	case "base":
-		return "base"
-	case "basefont":
-		return "basefont"
-	case "bgsound":
-		return "bgsound"
-	case "col":
-		return "col"
-	case "frame":
-		return "frame"
-	case "link":
-		return "link"
-	case "param":
-		return "param"
-	case "source":
-		return "source"
-	case "track":
-		return "track"
-	case "b":
-		return "b"
-	case "big":
-		return "big"
-	case "blockquote":
-		return "blockquote"
-	case "body":
-		return "body"
-	case "br":
-		return "br"
-	case "center":
-		return "center"
-	case "code":
-		return "code"
-	case "dd":
-		return "dd"
-	case "div":
-		return "div"
-	case "dl":
-		return "dl"
-	case "dt":
-		return "dt"
-	case "em":
-		return "em"
-	case "embed":
-		return "embed"
-	case "h1":
-		return "h1"
-	case "h2":
-		return "h2"
-	case "h3":
-		return "h3"
-	case "h4":
-		return "h4"
-	case "h5":
-		return "h5"
-	case "h6":
-		return "h6"
-	case "head":
-		return "head"
-	case "hr":
-		return "hr"
-	case "i":
-		return "i"
-	case "img":
-		return "img"
-	case "li":
-		return "li"
-	case "listing":
-		return "listing"
-	case "menu":
-		return "menu"
-	case "meta":
-		return "meta"
-	case "nobr":
-		return "nobr"
-	case "ol":
-		return "ol"
-	case "p":
-		return "p"
-	case "pre":
-		return "pre"
-	case "ruby":
-		return "ruby"
-	case "s":
-		return "s"
-	case "small":
-		return "small"
-	case "span":
-		return "span"
-	case "strong":
-		return "strong"
-	case "strike":
-		return "strike"
-	case "sub":
-		return "sub"
-	case "sup":
-		return "sup"
-	case "table":
-		return "table"
-	case "tt":
-		return "tt"
-	case "u":
-		return "u"
-	case "ul":
-		return "ul"
-	case "var":
-		return "var"
-	}
-	return ""
+	return atom.Lookup(buf[:n]).String()
 }
 
 func mark(attr string, ord int) string {

@@ -1,7 +1,6 @@
 package page
 
 import (
-	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,43 +56,11 @@ func (t *textBuf) add(s string) {
 	}
 }
 
-const (
-	lo8 = 0x0101010101010101
-	hi8 = 0x8080808080808080
-)
-
 // plainEnd returns the end of the text from s[j:] (which follows a
 // character that is not white space) that textBuf.add would copy as it is:
 // characters other than white space and control characters, and single
 // spaces followed by printable ASCII.
 func plainEnd(s string, j int) int {
-	// Eight bytes at a time while they are printable ASCII and single
-	// spaces before printable ASCII (most of a page's text).
-	for j+8 <= len(s) {
-		_ = s[j+7]
-		x := uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
-			uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
-		if x&hi8 != 0 {
-			break // non-ASCII
-		}
-		// Per byte (no carry crosses bytes: every byte is below 0x80): the
-		// high bit of low marks bytes below 0x21, of sp spaces.
-		low := ^(x + (0x80-0x21)*lo8) & hi8
-		if low == 0 {
-			j += 8
-			continue
-		}
-		y := x ^ (' ' * lo8)
-		sp := ^((y + 0x7f*lo8) | y) & hi8
-		if low != sp || (sp<<8)&low != 0 {
-			break // a control character, or a space before another or before one
-		}
-		if sp>>56 != 0 {
-			j += 7 // the last byte is a space: look at it with what follows
-			continue
-		}
-		j += 8
-	}
 	for j < len(s) {
 		c := s[j]
 		switch {
@@ -190,16 +157,6 @@ func trimSep(s string) string {
 // the bound is returned in part.
 const maxWordBytes = 64
 
-// spaceMask loads s[j:j+8] and returns it with the high bit of every
-// byte that is a space set (and no other bit).
-func spaceMask(s string, j int) uint64 {
-	_ = s[j+7]
-	x := uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
-		uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
-	y := x ^ (' ' * lo8)
-	return ^(((y &^ hi8) + 0x7f*lo8) | y) & hi8
-}
-
 // lastWords returns the last n words of text[:end] (page text).
 func lastWords(text string, end, n int) string {
 	end = min(end, len(text))
@@ -209,26 +166,6 @@ func lastWords(text string, end, n int) string {
 	lo := max(0, end-n*maxWordBytes)
 	k := end
 	words := 0
-	// Eight bytes at a time while the spaces are single (page text has no
-	// other), counting the words they end; a word's start is where the
-	// byte loop below would stop.
-	for words < n && k-8 >= lo {
-		m := spaceMask(text, k-8)
-		if m&(m>>8) != 0 || m&0x80 != 0 && k-9 >= lo && text[k-9] == ' ' {
-			break // two spaces in a row: the byte loop takes over
-		}
-		c := bits.OnesCount64(m)
-		if words+c < n {
-			words += c
-			k -= 8
-			continue
-		}
-		for ; words+1 < n; words++ {
-			m &^= 1 << (63 - bits.LeadingZeros64(m))
-		}
-		k = k - 8 + (63-bits.LeadingZeros64(m))/8 + 1
-		words = n
-	}
 	for k > lo && words < n {
 		if i := strings.LastIndexByte(text[lo:k], ' '); i >= 0 {
 			k = lo + i + 1
@@ -257,24 +194,6 @@ func firstWords(text string, start, n int) string {
 	hi := min(len(text), start+n*maxWordBytes)
 	k := start
 	words := 0
-	// As in lastWords.
-	for words < n && k+8 <= hi {
-		m := spaceMask(text, k)
-		if m&(m<<8) != 0 || m>>63 != 0 && k+8 < hi && text[k+8] == ' ' {
-			break
-		}
-		c := bits.OnesCount64(m)
-		if words+c < n {
-			words += c
-			k += 8
-			continue
-		}
-		for ; words+1 < n; words++ {
-			m &= m - 1
-		}
-		k += bits.TrailingZeros64(m) / 8
-		words = n
-	}
 	for k < hi && words < n {
 		if i := strings.IndexByte(text[k:hi], ' '); i >= 0 {
 			k += i

@@ -6,6 +6,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/dwcrawl/dwcrawl/core/page"
 )
 
 // Detail reads a record's own page: its labelled fields (dt/dd pairs and
@@ -89,35 +91,16 @@ func nextElement(n *html.Node, a atom.Atom) *html.Node {
 
 // contentText is the body's text without its navigation and furniture.
 func contentText(doc *html.Node) string {
-	var b strings.Builder
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				b.WriteString(c.Data)
-				b.WriteByte(' ')
-			case html.ElementNode:
-				if skipped[c.DataAtom] || c.DataAtom == atom.Select {
-					continue
-				}
-				k := &node{n: c, tag: c.Data}
-				for _, a := range c.Attr {
-					switch a.Key {
-					case "id":
-						k.id = strings.ToLower(a.Val)
-					case "class":
-						k.classes = classTokens(a.Val)
-					}
-				}
-				if navLike(k) {
-					continue
-				}
-				b.WriteByte(' ')
-				walk(c)
+	return page.VisibleText(doc, func(c *html.Node) bool {
+		k := &node{n: c, tag: c.Data}
+		for _, a := range c.Attr {
+			switch a.Key {
+			case "id":
+				k.id = strings.ToLower(a.Val)
+			case "class":
+				k.classes = classTokens(a.Val)
 			}
 		}
-	}
-	walk(doc)
-	return strings.Join(strings.Fields(b.String()), " ")
+		return navLike(k)
+	}, nil)
 }

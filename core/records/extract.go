@@ -347,9 +347,9 @@ func chromeKey(s string) string {
 // printed under it).
 func dataText(n *html.Node, chrome map[string]bool) string {
 	if chrome == nil {
-		return visibleText(n, nil)
+		return textOf(n)
 	}
-	return visibleText(n, func(t string) bool { return chrome[chromeKey(t)] || urlLike(strings.TrimSpace(t)) })
+	return page.VisibleText(n, nil, func(t string) bool { return chrome[chromeKey(t)] || urlLike(strings.TrimSpace(t)) })
 }
 
 // urlLike reports whether a text piece is one URL or path and nothing else.
@@ -548,40 +548,17 @@ func docOrder(doc *html.Node) map[*html.Node]int {
 // left out: a count or "no results" message is the page's, not a record's
 // ("44 hits" in a DokuWiki result).
 func outsideText(doc *html.Node, inRecord map[*html.Node]bool) (before, after string) {
-	var b, a strings.Builder
-	seen := false
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				w := &b
-				if seen {
-					w = &a
-				}
-				w.WriteString(c.Data)
-				w.WriteByte(' ')
-			case html.ElementNode:
-				if skipped[c.DataAtom] || c.Data == "select" {
-					continue
-				}
-				if inRecord[c] {
-					seen = true
-					continue
-				}
-				if blockTags[c.DataAtom] {
-					if seen {
-						a.WriteByte(' ')
-					} else {
-						b.WriteByte(' ')
-					}
-				}
-				walk(c)
-			}
-		}
-	}
-	walk(doc)
-	return strings.Join(strings.Fields(b.String()), " "), strings.Join(strings.Fields(a.String()), " ")
+	seen := false // the walk has reached the first record
+	before = page.VisibleText(doc, func(c *html.Node) bool {
+		seen = seen || inRecord[c]
+		return seen
+	}, func(string) bool { return seen })
+	seen = false
+	after = page.VisibleText(doc, func(c *html.Node) bool {
+		seen = seen || inRecord[c]
+		return inRecord[c]
+	}, func(string) bool { return !seen })
+	return before, after
 }
 
 // pagerRow reports whether a record element's whole text is a pager

@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/dwcrawl/dwcrawl/core/page"
 )
 
 // node is an element of the result page with what the region search needs.
@@ -206,42 +208,8 @@ var blockTags = map[atom.Atom]bool{
 	atom.Th: true, atom.Thead: true, atom.Tr: true, atom.Ul: true, atom.Figure: true, atom.Figcaption: true,
 }
 
-// textOf returns the visible text of n, white space collapsed, block
-// elements and table cells apart.
-func textOf(n *html.Node) string { return visibleText(n, nil) }
-
-// visibleText is the visible text of n, white space collapsed, block
-// elements and table cells apart, without the text pieces drop reports.
-func visibleText(n *html.Node, drop func(string) bool) string {
-	var b strings.Builder
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				if drop != nil && drop(c.Data) {
-					b.WriteByte(' ')
-					continue
-				}
-				b.WriteString(c.Data)
-			case html.ElementNode:
-				if skipped[c.DataAtom] || c.DataAtom == atom.Select {
-					continue
-				}
-				block := blockTags[c.DataAtom]
-				if block {
-					b.WriteByte(' ')
-				}
-				walk(c)
-				if block {
-					b.WriteByte(' ')
-				}
-			}
-		}
-	}
-	walk(n)
-	return strings.Join(strings.Fields(b.String()), " ")
-}
+// textOf returns the visible text of n (page.VisibleText).
+func textOf(n *html.Node) string { return page.VisibleText(n, nil, nil) }
 
 func attr(n *html.Node, key string) (string, bool) {
 	for _, a := range n.Attr {

@@ -6,6 +6,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/dwcrawl/dwcrawl/core/page"
 )
 
 // selectDoc parses html and returns the elements matching the CSS selector.
@@ -25,14 +27,14 @@ func selectDoc(L *lua.LState, fn string) *goquery.Selection {
 
 // dwHTMLSelect is dw.html.select(html, css): a list of {text=, html=,
 // attrs={}} for the matching elements, in document order. text is the
-// visible text with white space collapsed; html is the element's outer HTML.
+// visible text (page.VisibleText); html is the element's outer HTML.
 func dwHTMLSelect(L *lua.LState) int {
 	sel := selectDoc(L, "dw.html.select")
 	defer holding(L)()
 	out := L.CreateTable(sel.Length(), 0)
 	sel.Each(func(_ int, s *goquery.Selection) {
 		el := L.CreateTable(0, 4)
-		text := collapse(s.Text())
+		text := page.VisibleText(s.Nodes[0], nil, nil)
 		h, _ := goquery.OuterHtml(s)
 		holdL(L, int64(len(text)+len(h))+4*sizeHashSlot, "dw.html.select") // nested matches repeat the same HTML
 		el.RawSetString("text", lua.LString(text))
@@ -70,17 +72,15 @@ func dwHTMLAttr(L *lua.LState) int {
 }
 
 // dwHTMLText is dw.html.text(html, css): the collapsed text of the first
-// matching element, or nil.
+// matching element (page.VisibleText), or nil.
 func dwHTMLText(L *lua.LState) int {
 	sel := selectDoc(L, "dw.html.text").First()
 	if sel.Length() == 0 {
 		L.Push(lua.LNil)
 		return 1
 	}
-	text := collapse(sel.Text())
+	text := page.VisibleText(sel.Nodes[0], nil, nil)
 	reserveL(L, int64(len(text)), "dw.html.text")
 	L.Push(lua.LString(text))
 	return 1
 }
-
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,20 +1,26 @@
 // Package procs adapts the number of processors the Go scheduler uses
-// (GOMAXPROCS) to the CPU a process actually needs.
+// (GOMAXPROCS) to the CPU a crawl actually needs.
 //
 // A crawl mostly waits: on politeness delays, on the network, on fsync. Its
 // goroutines hand work to each other thousands of times a second (a fetch
 // alone wakes the HTTP transport's reader and writer goroutines), and with
 // more than one processor every hand-off may wake an idle thread that spins
 // looking for work, steals it, and goes back to sleep through futex calls.
-// On the 10,000-page benchmark of `dwcrawl bench cpu` (2 cores) that idle
-// machinery cost about a quarter of the client's CPU time while the crawl
-// used less than half a core: with GOMAXPROCS=1 the same crawl took the same
-// wall time for 25-30 % less CPU. A fixed GOMAXPROCS=1 would cap a crawl
-// that does become CPU-bound (large profiles, many workers, the testbed's
-// server), so the governor measures the process's CPU use four times a
-// second, starts with one processor, removes processors after a second in
-// which fewer would have been at most 90 % busy, and doubles them once it
-// has kept them 90 % busy for two seconds.
+// On `dwcrawl bench cpu` (2 cores) that idle machinery cost about a quarter
+// of the crawl client's CPU while the crawl used less than half a core. A
+// fixed GOMAXPROCS=1 would cap a crawl that does become CPU-bound (large
+// profiles, many workers), so the governor measures the process's CPU use
+// four times a second, starts with one processor, removes processors after
+// a second in which fewer would have been at most 90 % busy, and doubles
+// them once it has kept them 90 % busy for two seconds.
+//
+// It is opt-in, for the places it was measured to help (`dwcrawl bench
+// cpu`): `dwcrawl run` starts it (Start) when the crawl itself begins, after
+// start-up, which keeps every processor (the form model decodes on another
+// core meanwhile, crawl.Preload); `dwcrawl testbed serve` starts it for the
+// simulated web it serves. Other commands (serve, worker, harvest, the
+// benches themselves) run with the runtime's GOMAXPROCS. GOMAXPROCS set in
+// the environment turns the governor off.
 package procs
 
 import (
@@ -58,11 +64,8 @@ const busy = 0.9
 
 // Governor adjusts GOMAXPROCS from one measuring window to the next. It
 // starts at Min and adds processors only to a process that stays saturated
-// for UpAfter windows. Starting at Max (as it did) cost more than it saved:
-// on the 10,000-page benchmark of `dwcrawl bench cpu` a client that began on
-// two processors and was taken down to one after a second used 7.0 s of CPU
-// (13 runs) against 6.2 s (10 runs) for one held at a single processor from
-// the start, for the same wall time; start-up gained nothing measurable.
+// for UpAfter windows: a crawl that begins on every processor and is taken
+// down later spends more CPU for the same wall time.
 type Governor struct {
 	o     Options
 	procs int
